@@ -1,0 +1,95 @@
+// The vocabulary every stage shares: what a website's settings are, as declared and as read.
+// Stages import these types; none of them imports another stage's internals.
+
+/** 0 = public, 1 = private, 2 = password-protected (the service's codes). */
+export type Privacy = 0 | 1 | 2;
+
+export const PRIVACY_NAMES: Record<Privacy, 'public' | 'private' | 'password'> = {
+  0: 'public',
+  1: 'private',
+  2: 'password',
+};
+
+/** Settings the tool manages, in the order they are shown and sent. `password` is handled apart. */
+export const SETTING_FIELDS = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips'] as const;
+export type SettingField = (typeof SETTING_FIELDS)[number];
+
+/** Every field the tool may write, the password included. */
+export type WritableField = SettingField | 'password';
+
+export interface WebsiteSettings {
+  privacy: Privacy;
+  email: boolean;
+  exclude_bots: boolean;
+  /** Sorted, de-duplicated parameter names. */
+  exclude_params: string[];
+  /** Sorted, de-duplicated addresses. */
+  exclude_ips: string[];
+}
+
+/** What the service sets when a store leaves a field out. */
+export const SERVICE_CREATE_DEFAULTS: Readonly<WebsiteSettings> = Object.freeze({
+  privacy: 1,
+  email: false,
+  exclude_bots: true,
+  exclude_params: [],
+  exclude_ips: [],
+});
+
+/** Where a declaration sits in the manifest, for messages. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One listed website with every setting resolved (own value, else defaults, else service default). */
+export interface DesiredWebsite extends WebsiteSettings {
+  /** Canonical domain: the identity used to match remote records. */
+  domain: string;
+  /** Only present when privacy is 2; never logged or rendered. */
+  password?: string;
+  location: SourceLocation;
+}
+
+export interface DesiredState {
+  /** Absolute or as-given path of the manifest. */
+  file: string;
+  prune: boolean;
+  /** Glob patterns (picomatch) of domains that are never created, changed or deleted. */
+  ignore: string[];
+  websites: DesiredWebsite[];
+  /** True when the manifest has no `websites:` key or an empty list (guarded like a mass delete). */
+  websitesEmpty: boolean;
+}
+
+/**
+ * A website as the service returned it. A setting is `undefined` when the response did not carry it:
+ * that field is write-only for this service and is tracked by fingerprint instead.
+ */
+export interface RemoteWebsite {
+  id: number;
+  domain: string;
+  privacy?: Privacy;
+  email?: boolean;
+  exclude_bots?: boolean;
+  exclude_params?: string[];
+  exclude_ips?: string[];
+  /** Whether a password is set (the service never returns the password itself). */
+  hasPassword?: boolean;
+}
+
+/** A problem found in the manifest; `severity: 'warning'` problems do not stop a run. */
+export interface Problem {
+  severity: 'error' | 'warning';
+  file: string;
+  line: number;
+  column: number;
+  /** Dotted path of the field, e.g. `websites[2].exclude_ips[0]`. */
+  field: string;
+  message: string;
+}
+
+export function formatProblem(p: Problem): string {
+  return `${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+}
