@@ -27,6 +27,9 @@ export interface WebsiteSettings {
   exclude_ips: string[];
 }
 
+/** A write to the service: every field optional (an update sends only what differs). */
+export type WebsiteWrite = Partial<WebsiteSettings> & { password?: string };
+
 /** What the service sets when a store leaves a field out. */
 export const SERVICE_CREATE_DEFAULTS: Readonly<WebsiteSettings> = Object.freeze({
   privacy: 1,

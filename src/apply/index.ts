@@ -1,0 +1,1 @@
+export { type ApplyOptions, type ApplyResult, applyPlan, type Outcome, type OutcomeResult } from './apply.js';

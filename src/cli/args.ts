@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { parseArgs } from 'node:util';
+import { parseDuration } from './duration.js';
+import { UsageError } from './errors.js';
+
+// Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
+
+export type Command = 'sync' | 'validate' | 'export' | 'simulator' | 'help' | 'version';
+export type OutputFormat = 'text' | 'json' | 'markdown';
+
+export interface Config {
+  command: Command;
+  manifest: string;
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  stateFile: string;
+  concurrency: number;
+  intervalMs: number;
+  once: boolean;
+  dryRun: boolean;
+  prune: boolean;
+  force: boolean;
+  output: OutputFormat;
+  out: string | undefined;
+  plan: string | undefined;
+  detailedExitcode: boolean;
+  listen: string | undefined;
+  logLevel: string;
+  timeoutMs: number;
+  allowInsecureHttp: boolean;
+  /** Arguments after a sub-command that parses its own (simulator). */
+  rest: string[];
+}
+
+export const OPTIONS = {
+  manifest: { type: 'string', short: 'f' },
+  'base-url': { type: 'string' },
+  'api-key-file': { type: 'string' },
+  'state-file': { type: 'string' },
+  concurrency: { type: 'string' },
+  interval: { type: 'string' },
+  once: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  prune: { type: 'boolean' },
+  force: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  out: { type: 'string' },
+  plan: { type: 'string' },
+  'detailed-exitcode': { type: 'boolean' },
+  listen: { type: 'string' },
+  'log-level': { type: 'string' },
+  timeout: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+const COMMANDS = new Set(['validate', 'export', 'simulator']);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const [first, ...others] = argv;
+  const command = first && COMMANDS.has(first) ? (first as Command) : 'sync';
+  const args = command === 'sync' ? argv : others;
+  if (command === 'simulator') return { ...defaults(env), command, rest: args };
+  if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
+    throw new UsageError(
+      '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
+    );
+  }
+  let values: ReturnType<typeof parse>['values'];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(args));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}. See websites-sync --help.`);
+  }
+  if (positionals.length > 0) {
+    throw new UsageError(`unknown command "${positionals[0]}"; commands are validate, export and simulator`);
+  }
+  return resolve(command, values, env);
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
+}
+
+function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest'> {
+  return {
+    manifest: env.WEBSITES_SYNC_MANIFEST || './websites.yaml',
+    baseUrl: env.WEBSITES_SYNC_BASE_URL || undefined,
+    apiKey: undefined,
+    stateFile: env.WEBSITES_SYNC_STATE_FILE || './.websites-sync-state.json',
+    concurrency: 4,
+    intervalMs: 5 * 60_000,
+    once: false,
+    dryRun: false,
+    prune: false,
+    force: false,
+    output: 'text',
+    out: undefined,
+    plan: undefined,
+    detailedExitcode: false,
+    listen: env.WEBSITES_SYNC_LISTEN || undefined,
+    logLevel: 'info',
+    timeoutMs: 30_000,
+    allowInsecureHttp: false,
+  };
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Config {
+  const base = defaults(env);
+  if (v.help) return { ...base, command: 'help', rest: [] };
+  if (v.version) return { ...base, command: 'version', rest: [] };
+  const output = v.output ?? 'text';
+  if (!['text', 'json', 'markdown'].includes(output)) {
+    throw new UsageError(`--output: "${output}" is not a format; use text, json or markdown`);
+  }
+  const logLevel = v['log-level'] ?? env.WEBSITES_SYNC_LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new UsageError(`--log-level: "${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const interval = v.interval ?? env.WEBSITES_SYNC_INTERVAL;
+  return {
+    ...base,
+    command,
+    manifest: v.manifest ?? base.manifest,
+    baseUrl: v['base-url'] ?? base.baseUrl,
+    apiKey: readApiKey(v['api-key-file'] ?? env.WEBSITES_SYNC_API_KEY_FILE, env),
+    stateFile: v['state-file'] ?? base.stateFile,
+    concurrency: parseConcurrency(v.concurrency ?? env.WEBSITES_SYNC_CONCURRENCY),
+    intervalMs: interval ? parseDuration(interval, '--interval') : base.intervalMs,
+    once: v.once ?? false,
+    dryRun: v['dry-run'] ?? false,
+    prune: v.prune ?? false,
+    force: v.force ?? false,
+    output: output as OutputFormat,
+    out: v.out,
+    plan: v.plan,
+    detailedExitcode: v['detailed-exitcode'] ?? false,
+    listen: v.listen ?? base.listen,
+    logLevel,
+    timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
+    allowInsecureHttp: v['allow-insecure-http'] ?? false,
+    rest: [],
+  };
+}
+
+function parseConcurrency(text: string | undefined): number {
+  if (text === undefined || text === '') return 4;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    throw new UsageError(`--concurrency: "${text}" is not allowed; use a whole number from 1 to 64`);
+  }
+  return n;
+}
+
+function readApiKey(file: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (file) {
+    try {
+      const key = readFileSync(file, 'utf8').trim();
+      if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
+      return key;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  return env.WEBSITES_SYNC_API_KEY?.trim() || undefined;
+}
+
+/** The base URL and key a command that talks to the service needs, checked. */
+export function requireService(config: Config): { baseUrl: string; apiKey: string } {
+  if (!config.baseUrl) {
+    throw new UsageError(
+      '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(config.baseUrl);
+  } catch {
+    throw new UsageError(`--base-url: "${config.baseUrl}" is not a URL; use e.g. https://stats.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`--base-url: "${config.baseUrl}" must start with https://`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !config.allowInsecureHttp) {
+    throw new UsageError(
+      `--base-url: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
+    );
+  }
+  if (!config.apiKey) {
+    throw new UsageError(
+      'no API key: set WEBSITES_SYNC_API_KEY, or use --api-key-file PATH (WEBSITES_SYNC_API_KEY_FILE)',
+    );
+  }
+  return { baseUrl: url.href.replace(/\/+$/, ''), apiKey: config.apiKey };
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}

@@ -1,0 +1,13 @@
+import type { Config } from '../args.js';
+import { EXIT } from '../errors.js';
+import { loadOrExit } from '../load.js';
+import type { Io } from '../run.js';
+
+/** Offline: no base URL, no key, no request. */
+export async function runValidate(config: Config, io: Io): Promise<number> {
+  const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
+  io.stdout.write(
+    `${config.manifest}: valid, ${desired.websites.length} website(s)${warnings.length ? `, ${warnings.length} warning(s)` : ''}.\n`,
+  );
+  return EXIT.ok;
+}

@@ -1,0 +1,34 @@
+export const HELP = `websites-sync — keep the tracked websites of an analytics account equal to websites.yaml
+
+Usage:
+  websites-sync [options]             daemon: reconcile at start, on change, every --interval
+  websites-sync --once                reconcile once and exit
+  websites-sync --once --dry-run      print the plan, change nothing
+  websites-sync validate              check the manifest offline (no network, no key needed)
+  websites-sync simulator [--port N]  run the local simulator of the service (see --help there)
+
+Options:
+  -f, --manifest PATH        desired state (WEBSITES_SYNC_MANIFEST, default ./websites.yaml)
+      --base-url URL         the service, paths are {URL}/api/v1/... (WEBSITES_SYNC_BASE_URL)
+      --api-key-file PATH    read the API key from a file (WEBSITES_SYNC_API_KEY_FILE);
+                             otherwise WEBSITES_SYNC_API_KEY. Never on the command line.
+      --state-file PATH      write-only field fingerprints (WEBSITES_SYNC_STATE_FILE,
+                             default ./.websites-sync-state.json)
+      --concurrency N        requests in flight at most (WEBSITES_SYNC_CONCURRENCY, default 4)
+      --interval DURATION    daemon resync period (WEBSITES_SYNC_INTERVAL, default 5m)
+      --once                 reconcile once and exit
+      --dry-run              plan only, change nothing
+      --prune                allow deletes (as prune: true in the manifest)
+      --force                override the mass-delete guard
+  -o, --output FORMAT        plan format on stdout: text, json or markdown (default text)
+      --detailed-exitcode    with --dry-run: exit 2 when there are changes
+      --timeout DURATION     per request: connect, headers and body (default 30s)
+      --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
+                             (WEBSITES_SYNC_LOG_LEVEL, default info)
+      --allow-insecure-http  allow a plain http:// base URL to a non-loopback host
+  -h, --help                 this help
+  -V, --version              the version
+
+Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
+operations); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by the mass-delete guard.
+`;

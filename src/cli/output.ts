@@ -1,0 +1,51 @@
+import type { ApplyResult } from '../apply/index.js';
+import { type Plan, renderText, toJsonPlan } from '../plan/index.js';
+import type { OutputFormat } from './args.js';
+
+// What goes to stdout: the plan in the chosen format, then (after an apply) what happened.
+
+export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  return stream.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+export interface RunReport {
+  plan: Plan;
+  refused?: string;
+  applied?: ApplyResult;
+}
+
+export function renderReport(report: RunReport, format: OutputFormat, color: boolean): string {
+  if (format === 'json') {
+    const json = {
+      ...toJsonPlan(report.plan),
+      ...(report.refused ? { refused: report.refused } : {}),
+      ...(report.applied ? { result: resultJson(report.applied) } : {}),
+    };
+    return `${JSON.stringify(json, null, 2)}\n`;
+  }
+  let text = renderText(report.plan, { color });
+  if (report.refused) text += `\nRefused: ${report.refused}\n`;
+  if (report.applied) text += `\n${resultText(report.applied)}`;
+  return text;
+}
+
+function resultJson(applied: ApplyResult) {
+  return {
+    outcomes: applied.outcomes.map((o) => ({ ...o, id: o.id ?? null })),
+    failed: applied.failed,
+  };
+}
+
+export function resultText(applied: ApplyResult): string {
+  const count = (...results: string[]) => applied.outcomes.filter((o) => results.includes(o.result)).length;
+  const lines = applied.outcomes
+    .filter((o) => o.result === 'failed' || o.result === 'skipped')
+    .map(
+      (o) =>
+        `  ✗ ${o.action} ${o.domain}: ${o.result === 'skipped' ? 'not attempted (the run stopped)' : o.error}`,
+    );
+  const summary = `${count('created', 'adopted')} created, ${count('updated')} updated, ${count('deleted', 'already-gone')} deleted, ${applied.failed} failed`;
+  const head =
+    applied.failed > 0 ? `Apply finished with failures: ${summary}.` : `Apply complete: ${summary}.`;
+  return `${[head, ...lines].join('\n')}\n`;
+}

@@ -1,0 +1,61 @@
+import {
+  type DesiredWebsite,
+  PRIVACY_NAMES,
+  type Privacy,
+  type RemoteWebsite,
+  type SettingField,
+  type WebsiteSettings,
+} from '../model.js';
+import { fingerprint, isKnownNormalisation, recordedFingerprint, type StateData } from '../state/index.js';
+import { SENSITIVE, type Shown, UNREADABLE } from './types.js';
+
+// Equality, apart from identity (identity.ts): given that a remote record IS the desired website,
+// does each field already hold the desired value?
+
+export interface FieldVerdict {
+  differs: boolean;
+  /** The current value as shown in plans. */
+  from: Shown;
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    // Both sides are normalised lists (sorted, unique), so positional comparison is set comparison.
+    return a.length === b.length && a.every((v, i) => v === b[i]);
+  }
+  return a === b;
+}
+
+export function showSetting(field: SettingField, value: WebsiteSettings[SettingField]): Shown {
+  return field === 'privacy' ? PRIVACY_NAMES[value as Privacy] : value;
+}
+
+export function compareSetting(
+  field: SettingField,
+  desired: DesiredWebsite,
+  remote: RemoteWebsite,
+  state: StateData,
+): FieldVerdict {
+  const wanted = desired[field];
+  const current = remote[field];
+  if (current === undefined) {
+    // The service does not return this field: only our fingerprint of what we last sent can tell.
+    const known = recordedFingerprint(state, remote.id, field);
+    return { differs: known !== fingerprint(state, field, wanted), from: UNREADABLE };
+  }
+  const equal = sameValue(wanted, current) || isKnownNormalisation(state, remote.id, field, wanted, current);
+  return { differs: !equal, from: showSetting(field, current) };
+}
+
+/** Whether the password must be (re)sent: unknown to us, changed, or missing on the service. */
+export function comparePassword(
+  desired: DesiredWebsite,
+  remote: RemoteWebsite,
+  state: StateData,
+): FieldVerdict {
+  const from = remote.hasPassword === false ? null : SENSITIVE;
+  if (desired.privacy !== 2 || desired.password === undefined) return { differs: false, from };
+  if (remote.hasPassword === false) return { differs: true, from };
+  const known = recordedFingerprint(state, remote.id, 'password');
+  return { differs: known !== fingerprint(state, 'password', desired.password), from };
+}

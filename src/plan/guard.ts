@@ -1,0 +1,33 @@
+import type { Plan } from './types.js';
+
+// Deleting a website deletes its statistics, for good. A plan that deletes much of an account is far
+// more often a broken manifest (a bad merge, a truncated file) than an intent, so it needs --force.
+
+export const GUARD_MAX_DELETES = 10;
+export const GUARD_MAX_SHARE = 0.25;
+export const GUARD_MIN_ACCOUNT = 8;
+
+export interface GuardInput {
+  plan: Plan;
+  /** The manifest lists no website at all. */
+  websitesEmpty: boolean;
+}
+
+/** Why the plan's deletes need --force, or undefined when they do not. */
+export function checkDeleteGuard({ plan, websitesEmpty }: GuardInput): string | undefined {
+  const deletes = plan.changes.filter((c) => c.kind === 'delete').length;
+  if (deletes === 0) return undefined;
+  const account = plan.accountSize;
+  if (websitesEmpty) {
+    return `the manifest lists no website, so ${deletes} of ${account} websites would be deleted; fix the manifest, or re-run with --force if you really mean to delete them`;
+  }
+  const share = account > 0 ? deletes / account : 0;
+  const overCount = deletes > GUARD_MAX_DELETES;
+  const overShare = account >= GUARD_MIN_ACCOUNT && share > GUARD_MAX_SHARE;
+  if (!overCount && !overShare) return undefined;
+  const percent = `${(share * 100).toFixed(2)}%`;
+  const limit = overCount
+    ? `more than ${GUARD_MAX_DELETES} deletes`
+    : `${percent} is over ${(GUARD_MAX_SHARE * 100).toFixed(2)}% of the account`;
+  return `mass-delete guard: ${deletes} of ${account} websites (${percent}) would be deleted, ${limit}; check the manifest, or re-run with --force`;
+}

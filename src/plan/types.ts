@@ -1,0 +1,80 @@
+import type { WebsiteWrite, WritableField } from '../model.js';
+
+// The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
+
+/** How a value is shown in plans: never a secret. */
+export type Shown = boolean | number | string | string[] | null;
+
+export const SENSITIVE = '(sensitive)';
+export const UNREADABLE = '(not readable from the service)';
+
+export interface FieldChange {
+  field: WritableField;
+  from: Shown;
+  to: Shown;
+}
+
+/** Changes that expose data or destroy it: they stand out in every format. */
+export type Risk = 'delete' | 'privacy-public' | 'password-removed' | 'bot-exclusion-off';
+
+export const RISK_LABELS: Record<Risk, string> = {
+  delete: 'deletes the website and its statistics',
+  'privacy-public': 'statistics become public',
+  'password-removed': 'password protection removed',
+  'bot-exclusion-off': 'bot exclusion turned off',
+};
+
+interface ChangeBase {
+  domain: string;
+  fields: FieldChange[];
+  risks: Risk[];
+}
+
+export interface CreateChange extends ChangeBase {
+  kind: 'create';
+  /** Everything to send; the password in clear, so a plan is never serialised as is. */
+  send: WebsiteWrite;
+}
+
+export interface UpdateChange extends ChangeBase {
+  kind: 'update';
+  id: number;
+  /** Only the fields that differ; never the domain. */
+  send: WebsiteWrite;
+}
+
+export interface DeleteChange extends ChangeBase {
+  kind: 'delete';
+  id: number;
+}
+
+export type Change = CreateChange | UpdateChange | DeleteChange;
+
+/** Deletes first (frees plan-limit room), then updates, then creates. */
+export const ACTION_ORDER: Record<Change['kind'], number> = { delete: 0, update: 1, create: 2 };
+
+export interface Plan {
+  changes: Change[];
+  /** Listed websites that already match. */
+  unchanged: number;
+  /** Account websites matched by an `ignore` pattern: never touched. */
+  ignored: string[];
+  /** Account websites not in the manifest, left alone because prune is off. */
+  unmanaged: string[];
+  /** How many websites the account has (for the mass-delete guard). */
+  accountSize: number;
+  warnings: string[];
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  unchanged: number;
+}
+
+export function summarise(plan: Plan): PlanSummary {
+  const summary = { create: 0, update: 0, delete: 0, unchanged: plan.unchanged };
+  for (const change of plan.changes) summary[change.kind]++;
+  return summary;
+}

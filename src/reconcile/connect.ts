@@ -1,0 +1,26 @@
+import { HttpWebsiteService } from '../service/client.js';
+import { HttpTransport } from '../service/http.js';
+
+export interface ConnectOptions {
+  baseUrl: string;
+  apiKey: string;
+  version: string;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+/** One client per process: its sockets and retry state live as long as the process. */
+export function connect(options: ConnectOptions): {
+  service: HttpWebsiteService;
+  close: () => Promise<void>;
+} {
+  const http = new HttpTransport({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    userAgent: `websites-sync/${options.version}`,
+    timeoutMs: options.timeoutMs,
+    connections: options.concurrency,
+  });
+  const service = new HttpWebsiteService(http, { concurrency: options.concurrency });
+  return { service, close: () => http.close() };
+}

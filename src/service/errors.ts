@@ -1,0 +1,55 @@
+// Typed errors at the boundary of the service: every transport or HTTP failure becomes one of these,
+// so callers decide by class and status, never by parsing messages.
+
+export interface ServiceErrorOptions {
+  method: string;
+  path: string;
+  status?: number;
+  /** The service's own message (`message` of its JSON body), when it sent one. */
+  serviceMessage?: string;
+  /** Laravel validation errors: field → messages. */
+  fieldErrors?: Record<string, string[]>;
+  /** A short excerpt of an unexpected body (HTML page, truncated JSON). */
+  excerpt?: string;
+  cause?: unknown;
+}
+
+export class ServiceError extends Error {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly serviceMessage: string | undefined;
+  readonly fieldErrors: Record<string, string[]>;
+  readonly excerpt: string | undefined;
+
+  constructor(message: string, options: ServiceErrorOptions) {
+    super(message, { cause: options.cause });
+    this.name = 'ServiceError';
+    this.method = options.method;
+    this.path = options.path;
+    this.status = options.status;
+    this.serviceMessage = options.serviceMessage;
+    this.fieldErrors = options.fieldErrors ?? {};
+    this.excerpt = options.excerpt;
+  }
+
+  /** True when the service may have acted on the request although we saw no answer (lost response). */
+  get ambiguous(): boolean {
+    return this.status === undefined || this.status >= 500;
+  }
+
+  /** The service's messages in one line, for reports: "domain: The domain has already been taken." */
+  get details(): string {
+    const fields = Object.entries(this.fieldErrors).map(([field, msgs]) => `${field}: ${msgs.join(' ')}`);
+    if (fields.length > 0) return fields.join('; ');
+    return this.serviceMessage ?? this.message;
+  }
+}
+
+/** 401/403: the key is wrong or lacks rights. The run stops at once; nothing is retried. */
+export class AuthError extends ServiceError {
+  constructor(message: string, options: ServiceErrorOptions) {
+    super(message, options);
+    this.name = 'AuthError';
+  }
+}

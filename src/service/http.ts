@@ -1,0 +1,245 @@
+import { Agent, type Dispatcher, interceptors } from 'undici';
+import { AuthError, ServiceError } from './errors.js';
+import {
+  createRetryPolicy,
+  DEFAULT_RETRY,
+  RETRY_ERROR_CODES,
+  RETRY_METHODS,
+  RETRY_STATUS_CODES,
+  type RetryTuning,
+} from './retry-policy.js';
+
+export interface AttemptInfo {
+  method: string;
+  path: string;
+  /** HTTP status, or undefined when the attempt failed below HTTP (reset, timeout). */
+  status: number | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  error?: Error;
+}
+
+/** Seen by every attempt, retries included: pacing and metrics plug in here. */
+export interface AttemptHooks {
+  /** Awaited before each attempt is sent (pacing). */
+  beforeAttempt?: () => Promise<void> | undefined;
+  afterAttempt?: (info: AttemptInfo) => void;
+}
+
+export interface HttpOptions {
+  baseUrl: string;
+  apiKey: string;
+  userAgent: string;
+  /** Connect, headers and body timeout of each attempt. */
+  timeoutMs: number;
+  /** Sockets kept open to the service; requests beyond wait in undici's queue. */
+  connections: number;
+  retry?: Partial<RetryTuning>;
+  hooks?: AttemptHooks;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number>;
+  form?: URLSearchParams;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/** The one place that talks HTTP to the service: headers, encoding, retries, error mapping. */
+export class HttpTransport {
+  readonly #origin: URL;
+  readonly #headers: Record<string, string>;
+  readonly #dispatcher: Dispatcher;
+  readonly #agent: Agent;
+
+  constructor(options: HttpOptions) {
+    this.#origin = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+    this.#headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      // Without it the service answers a 302 to its HTML login page instead of a JSON 401.
+      accept: 'application/json',
+      'user-agent': options.userAgent,
+    };
+    const tuning = { ...DEFAULT_RETRY, ...options.retry };
+    this.#agent = new Agent({
+      connections: options.connections,
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    this.#dispatcher = this.#agent.compose(
+      attemptInterceptor(options.hooks ?? {}),
+      interceptors.retry({
+        retry: createRetryPolicy(tuning),
+        maxRetries: tuning.maxRetries,
+        methods: RETRY_METHODS,
+        statusCodes: RETRY_STATUS_CODES,
+        errorCodes: RETRY_ERROR_CODES,
+        // Hand the last answer back instead of throwing, so a final 503 keeps its body for the report.
+        throwOnError: false,
+      }),
+    );
+  }
+
+  async request(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<JsonResponse> {
+    const url = new URL(path.replace(/^\//, ''), this.#origin);
+    for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
+    const headers = { ...this.#headers };
+    if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#dispatcher.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        body: options.form?.toString(),
+      });
+    } catch (cause) {
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw new ServiceError(`${method} ${url.pathname}: no answer from ${this.#origin.origin} (${reason})`, {
+        method,
+        path: url.pathname,
+        cause,
+      });
+    }
+    const text = await response.body.text();
+    return decodeResponse({
+      method,
+      path: url.pathname,
+      base: this.#origin.origin,
+      status: response.statusCode,
+      text,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+interface RawAnswer {
+  method: string;
+  path: string;
+  base: string;
+  status: number;
+  text: string;
+}
+
+function decodeResponse(answer: RawAnswer): JsonResponse {
+  const { method, path, base, status, text } = answer;
+  const body = parseJson(text);
+  const where = { method, path, status };
+  if (status === 401 || status === 403) {
+    const said = messageOf(body);
+    throw new AuthError(
+      `${base} refused the API key (${status}${said ? ` ${said}` : ''}). Check WEBSITES_SYNC_API_KEY or --api-key-file.`,
+      { ...where, serviceMessage: said },
+    );
+  }
+  if (status >= 300 && status < 400) {
+    // The service only redirects to its HTML login page: the key was not accepted.
+    throw new AuthError(
+      `${base} redirected ${method} ${path} to a login page (${status}): the API key was not accepted.`,
+      where,
+    );
+  }
+  if (body === undefined) {
+    const excerpt = excerptOf(text);
+    throw new ServiceError(`${method} ${path}: unexpected answer ${status} (not JSON): ${excerpt}`, {
+      ...where,
+      excerpt,
+    });
+  }
+  if (status >= 400) {
+    const message = messageOf(body);
+    throw new ServiceError(`${method} ${path}: ${status} ${message ?? 'error'}`, {
+      ...where,
+      serviceMessage: message,
+      fieldErrors: fieldErrorsOf(body),
+    });
+  }
+  return { status, body };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function messageOf(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
+    return body.message;
+  }
+  return undefined;
+}
+
+function fieldErrorsOf(body: unknown): Record<string, string[]> {
+  if (!body || typeof body !== 'object' || !('errors' in body)) return {};
+  const errors = body.errors;
+  if (!errors || typeof errors !== 'object') return {};
+  const out: Record<string, string[]> = {};
+  for (const [field, messages] of Object.entries(errors)) {
+    out[field] = Array.isArray(messages) ? messages.map(String) : [String(messages)];
+  }
+  return out;
+}
+
+function excerptOf(text: string): string {
+  const flat = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return JSON.stringify(flat.length > 120 ? `${flat.slice(0, 117)}...` : flat);
+}
+
+function attemptInterceptor(hooks: AttemptHooks): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const info = { method: opts.method, path: opts.path.split('?')[0] ?? opts.path };
+    const observed: Dispatcher.DispatchHandler = {
+      ...bindHandler(handler),
+      onResponseStart(controller, status, headers, statusMessage) {
+        hooks.afterAttempt?.({ ...info, status, headers: headers as AttemptInfo['headers'] });
+        handler.onResponseStart?.(controller, status, headers, statusMessage);
+      },
+      onResponseError(controller, error) {
+        hooks.afterAttempt?.({ ...info, status: undefined, headers: {}, error });
+        handler.onResponseError?.(controller, error);
+      },
+    };
+    const wait = hooks.beforeAttempt?.();
+    if (!wait) return dispatch(opts, observed);
+    wait.then(
+      () => dispatch(opts, observed),
+      (error: unknown) => observed.onResponseError?.(noController, error as Error),
+    );
+    return true;
+  };
+}
+
+function bindHandler(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
+  return {
+    onRequestStart: handler.onRequestStart?.bind(handler),
+    onRequestUpgrade: handler.onRequestUpgrade?.bind(handler),
+    onResponseData: handler.onResponseData?.bind(handler),
+    onResponseEnd: handler.onResponseEnd?.bind(handler),
+  };
+}
+
+const noController = {
+  abort() {},
+  pause() {},
+  resume() {},
+  paused: false,
+  aborted: true,
+  reason: null,
+} as unknown as Dispatcher.DispatchController;

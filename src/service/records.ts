@@ -1,0 +1,57 @@
+import type { Privacy, RemoteWebsite, WebsiteWrite } from '../model.js';
+
+// Translation between the service's JSON/form shapes and our model. The service is lenient in what it
+// returns (integers or booleans, strings or nulls), so parsing accepts each form it is known to use.
+
+export function encodeWrite(write: WebsiteWrite, domain?: string): URLSearchParams {
+  const form = new URLSearchParams();
+  if (domain !== undefined) form.set('domain', domain);
+  if (write.privacy !== undefined) form.set('privacy', String(write.privacy));
+  if (write.password !== undefined) form.set('password', write.password);
+  if (write.email !== undefined) form.set('email', write.email ? '1' : '0');
+  if (write.exclude_bots !== undefined) form.set('exclude_bots', write.exclude_bots ? '1' : '0');
+  // An empty string clears the list: the service's middleware turns it into null.
+  if (write.exclude_params !== undefined) form.set('exclude_params', write.exclude_params.join('\n'));
+  if (write.exclude_ips !== undefined) form.set('exclude_ips', write.exclude_ips.join('\n'));
+  return form;
+}
+
+/** Parses one record; returns undefined when it lacks an id or a domain (not a website). */
+export function parseRecord(raw: unknown): RemoteWebsite | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  const id = typeof r.id === 'number' ? r.id : typeof r.id === 'string' ? Number(r.id) : Number.NaN;
+  if (!Number.isInteger(id) || typeof r.domain !== 'string') return undefined;
+  const record: RemoteWebsite = { id, domain: r.domain };
+  // A key that is absent means "the service does not return this field"; it becomes write-only.
+  if ('privacy' in r) record.privacy = parsePrivacy(r.privacy);
+  if ('email' in r) record.email = parseFlag(r.email);
+  if ('exclude_bots' in r) record.exclude_bots = parseFlag(r.exclude_bots);
+  if ('exclude_params' in r) record.exclude_params = parseLines(r.exclude_params);
+  if ('exclude_ips' in r) record.exclude_ips = parseLines(r.exclude_ips);
+  if ('password' in r) record.hasPassword = parseFlag(r.password);
+  return record;
+}
+
+function parsePrivacy(value: unknown): Privacy | undefined {
+  const n = Number(value);
+  return n === 0 || n === 1 || n === 2 ? n : undefined;
+}
+
+function parseFlag(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 1 || value === '1') return true;
+  if (value === 0 || value === '0' || value === null) return false;
+  return undefined;
+}
+
+/** One entry per line, compared as a set: sorted, trimmed, blank lines and duplicates dropped. */
+export function parseLines(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  const lines = Array.isArray(value) ? value.map(String) : String(value).split(/\r?\n/);
+  return normaliseList(lines);
+}
+
+export function normaliseList(values: readonly string[]): string[] {
+  return [...new Set(values.map((v) => v.trim()).filter((v) => v !== ''))].sort();
+}

@@ -1,0 +1,96 @@
+import type { Dispatcher, RetryHandler } from 'undici';
+
+// undici's retry interceptor does the mechanics (re-dispatch, body replay, Retry-After parsing is ours);
+// this policy decides *whether* and *when*. We replace its default for two reasons: the default has no
+// jitter (concurrent requests that failed together retry together), and it caps Retry-After at
+// `maxTimeout`, which would make us retry a throttled request before the service allows it.
+
+export interface RetryTuning {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  /** Base of the exponential backoff. */
+  minDelayMs: number;
+  /** Cap of the exponential backoff (not of Retry-After). */
+  maxDelayMs: number;
+  /** Upper bound on a Retry-After we are willing to honour. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryTuning = {
+  maxRetries: 5,
+  minDelayMs: 250,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 5 * 60_000,
+};
+
+/** Statuses worth another attempt: the service was overloaded, throttled us, or failed transiently. */
+export const RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
+
+/** Network failures and timeouts (undici's codes) that leave an idempotent request safe to repeat. */
+export const RETRY_ERROR_CODES = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ENETDOWN',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EHOSTUNREACH',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+];
+
+/** A store is never retried automatically: a lost answer may hide a committed create (see apply). */
+export const RETRY_METHODS: Dispatcher.HttpMethod[] = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'];
+
+/** Milliseconds to wait before retry number `attempt` (1-based). Pure, so it is tested directly. */
+export function retryDelayMs(
+  attempt: number,
+  retryAfterHeader: string | undefined,
+  tuning: RetryTuning,
+  random: () => number = Math.random,
+): number {
+  const retryAfter = parseRetryAfter(retryAfterHeader);
+  if (retryAfter !== undefined) {
+    // Honour the service's wait in full, plus a little spread so a burst does not return as one.
+    return Math.min(retryAfter, tuning.maxRetryAfterMs) + Math.floor(random() * 250);
+  }
+  const ceiling = Math.min(tuning.maxDelayMs, tuning.minDelayMs * 2 ** (attempt - 1));
+  // "Equal jitter": never less than half the backoff, so retries still back off under contention.
+  return Math.floor(ceiling / 2 + random() * (ceiling / 2));
+}
+
+function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+interface RetryableError extends Error {
+  statusCode?: number;
+  code?: string;
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+export function createRetryPolicy(tuning: RetryTuning): RetryHandler.RetryCallback {
+  return (err, { state, opts }, callback) => {
+    const { statusCode, code, headers } = err as RetryableError;
+    const options = opts.retryOptions ?? {};
+    const retryableCode = !code || code === 'UND_ERR_REQ_RETRY' || options.errorCodes?.includes(code);
+    const retryableMethod = options.methods?.includes(opts.method) ?? false;
+    const retryableStatus = statusCode === undefined || (options.statusCodes?.includes(statusCode) ?? false);
+    if (!retryableCode || !retryableMethod || !retryableStatus || state.counter > tuning.maxRetries) {
+      callback(err);
+      return;
+    }
+    const retryAfter = headers?.['retry-after'];
+    const delay = retryDelayMs(state.counter, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, tuning);
+    // The interceptor cancels this timer when the request is aborted.
+    return setTimeout(() => callback(null), delay);
+  };
+}

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { emptyState, STATE_VERSION, type StateData } from './state.js';
+
+export interface LoadedState {
+  state: StateData;
+  /** Why the file was not used, when it was not (missing, corrupt, another service). */
+  discarded?: string;
+}
+
+/**
+ * Missing, corrupt or foreign state is not an error: it means "unknown", so write-only fields are
+ * sent once more and the run converges from there.
+ */
+export async function loadState(path: string, baseUrl: string): Promise<LoadedState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      state: emptyState(baseUrl),
+      discarded: code === 'ENOENT' ? 'no state file yet' : `unreadable (${code})`,
+    };
+  }
+  const parsed = parseState(text);
+  if (!parsed) return { state: emptyState(baseUrl), discarded: 'not a websites-sync state file (corrupt?)' };
+  if (parsed.base_url !== baseUrl) {
+    return { state: emptyState(baseUrl), discarded: `it belongs to another service (${parsed.base_url})` };
+  }
+  return { state: parsed };
+}
+
+function parseState(text: string): StateData | undefined {
+  try {
+    const data = JSON.parse(text) as Partial<StateData>;
+    const valid =
+      data.version === STATE_VERSION &&
+      typeof data.base_url === 'string' &&
+      typeof data.salt === 'string' &&
+      data.salt.length >= 16 &&
+      typeof data.websites === 'object' &&
+      data.websites !== null;
+    return valid ? (data as StateData) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
+export async function saveState(path: string, state: StateData): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(temp, 'w', 0o600);
+  try {
+    await handle.writeFile(`${JSON.stringify(state, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await chmod(temp, 0o600);
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}

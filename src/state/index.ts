@@ -1,0 +1,2 @@
+export { type LoadedState, loadState, saveState } from './file.js';
+export * from './state.js';
