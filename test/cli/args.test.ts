@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig, requireService } from '../../src/cli/args.js';
+import { parseDuration } from '../../src/cli/duration.js';
+
+describe('parseConfig', () => {
+  it('takes the command line over the environment over defaults', () => {
+    const env = { WEBSITES_SYNC_BASE_URL: 'https://env.example', WEBSITES_SYNC_CONCURRENCY: '7' };
+    const config = parseConfig(['--once', '--base-url', 'https://cli.example'], env);
+    expect(config).toMatchObject({
+      command: 'sync',
+      once: true,
+      baseUrl: 'https://cli.example',
+      concurrency: 7,
+    });
+    expect(config.manifest).toBe('./websites.yaml');
+  });
+
+  it.each([
+    { argv: ['--frobnicate'], message: /--frobnicate/ },
+    { argv: ['--api-key', 'k'], message: /never accepted on the command line/ },
+    { argv: ['--concurrency', '0'], message: /whole number from 1 to 64/ },
+    { argv: ['--output', 'yaml'], message: /use text, json or markdown/ },
+    { argv: ['--interval', 'soon'], message: /not a duration/ },
+    { argv: ['apply'], message: /unknown command "apply"/ },
+  ])('rejects $argv', ({ argv, message }) => {
+    expect(() => parseConfig(argv, {})).toThrow(message);
+  });
+});
+
+describe('requireService', () => {
+  const base = parseConfig(['--once'], { WEBSITES_SYNC_API_KEY: 'k' });
+
+  it.each([
+    { baseUrl: undefined, message: /--base-url is required/ },
+    { baseUrl: 'http://stats.example.com', message: /unencrypted/ },
+    { baseUrl: 'ftp://stats.example.com', message: /must start with https/ },
+  ])('refuses $baseUrl', ({ baseUrl, message }) => {
+    expect(() => requireService({ ...base, baseUrl })).toThrow(message);
+  });
+
+  it.each(['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080'])(
+    'allows loopback %s',
+    (url) => {
+      expect(requireService({ ...base, baseUrl: url }).baseUrl).toBe(url);
+    },
+  );
+
+  it('allows plain http elsewhere only when asked', () => {
+    expect(requireService({ ...base, baseUrl: 'http://10.1.2.3', allowInsecureHttp: true }).baseUrl).toBe(
+      'http://10.1.2.3',
+    );
+  });
+
+  it('needs a key', () => {
+    expect(() => requireService({ ...base, baseUrl: 'https://s.example', apiKey: undefined })).toThrow(
+      /no API key/,
+    );
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['250ms', 250],
+  ])('%s is %d ms', (text, ms) => {
+    expect(parseDuration(text, '--interval')).toBe(ms);
+  });
+});
