@@ -1,0 +1,40 @@
+// `npm run demo`: start the simulator, plan, apply, and plan again to show the account converged.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSimulator } from '../dist/simulator/index.js';
+
+const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
+const manifest = new URL('../examples/websites.yaml', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'websites-sync-demo-'));
+const simulator = await startSimulator({ apiKey: 'demo-key', websites: [{ domain: 'legacy.example.com' }] });
+
+// The simulator runs in this process, so the CLI must run beside it, not block it.
+async function step(title, args) {
+  console.log(`\n\u001b[1m$ websites-sync ${args.join(' ')}\u001b[0m   # ${title}`);
+  const child = spawn(process.execPath, [cli, ...args], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      WEBSITES_SYNC_BASE_URL: simulator.url,
+      WEBSITES_SYNC_API_KEY: 'demo-key',
+      WEBSITES_SYNC_MANIFEST: manifest,
+      WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
+      WEBSITES_SYNC_LOG_LEVEL: 'warn',
+    },
+  });
+  const status = await new Promise((resolve) => child.on('exit', resolve));
+  console.log(`(exit ${status})`);
+}
+
+try {
+  console.log(`simulator listening on ${simulator.url} with one website already on the account`);
+  await step('what would change?', ['--once', '--dry-run']);
+  await step('apply it', ['--once']);
+  await step('plan again: nothing left to do', ['--once', '--dry-run', '--detailed-exitcode']);
+  console.log(`\nrequests the simulator received: ${simulator.requests.length}`);
+} finally {
+  await simulator.close();
+  rmSync(dir, { recursive: true, force: true });
+}

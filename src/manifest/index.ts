@@ -1,0 +1,128 @@
+// The manifest stage: YAML text → interpolated → validated → canonical desired state, with every
+// problem located at its line and column. It never throws for a bad manifest: callers (validate,
+// a run, the daemon keeping its last good manifest) decide what problems mean.
+import { readFile } from 'node:fs/promises';
+import { type Document, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import type { DesiredState, Problem } from '../model.js';
+import { describeValue } from './describe-value.js';
+import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
+import { issuesToFindings } from './issues.js';
+import { type Finding, formatPath, Locator } from './locate.js';
+import { resolveManifest } from './resolve.js';
+import { manifestSchema } from './schema.js';
+
+export { canonicalDomain } from './canonical-domain.js';
+export { manifestSchema } from './schema.js';
+
+export interface ManifestResult {
+  /** Present only when no problem is an error. */
+  desired?: DesiredState;
+  /** Errors and warnings, sorted by position. */
+  problems: Problem[];
+}
+
+export interface ParseOptions {
+  /** Shown in every problem and kept as `DesiredState.file`. */
+  file: string;
+  env: Env;
+}
+
+const SCHEMA_ID = 'urn:websites-sync:manifest:v1';
+
+function sortProblems(problems: Problem[]): Problem[] {
+  return problems.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function result(problems: Problem[], desired?: DesiredState): ManifestResult {
+  const sorted = sortProblems(problems);
+  const failed = sorted.some((problem) => problem.severity === 'error');
+  return failed || desired === undefined ? { problems: sorted } : { desired, problems: sorted };
+}
+
+function syntaxProblems(doc: Document, locator: Locator): Problem[] {
+  const fromYaml = (severity: Problem['severity']) => (error: { message: string; pos: [number, number] }) => {
+    const { line, column } = locator.at(error.pos[0]);
+    return { severity, file: locator.file, line, column, field: '', message: error.message };
+  };
+  return [...doc.errors.map(fromYaml('error')), ...doc.warnings.map(fromYaml('warning'))];
+}
+
+function rootProblem(data: unknown, file: string): Problem | undefined {
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) return undefined;
+  const message =
+    data === null || data === undefined
+      ? 'the manifest is empty; it needs at least "version: 1" and a "websites:" list'
+      : `the manifest must be a mapping with the keys version, prune, ignore, defaults, websites; got ${describeValue(data)}`;
+  return { severity: 'error', file, line: 1, column: 1, field: '', message };
+}
+
+/** Later checks must not pile up on a value whose `${…}` could not be resolved. */
+function dependsOnFailure(finding: Finding, failed: Set<string>): boolean {
+  const field = formatPath(finding.path);
+  return [...failed].some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`));
+}
+
+/** Schema, env and cross-field findings of a mapping root, without the ones a failed `${…}` caused. */
+function checkData(data: Record<string, unknown>, failures: InterpolationFailure[], locator: Locator) {
+  const failed = new Set(failures.map((failure) => formatPath(failure.path)));
+  const resolved = resolveManifest(data, (path) => locator.locate(path));
+  const parsed = manifestSchema.safeParse(data);
+  const findings = [
+    ...failures.map((failure): Finding => ({ severity: 'error', ...failure })),
+    ...[...issuesToFindings(parsed.error?.issues ?? []), ...resolved.findings].filter(
+      (finding) => !dependsOnFailure(finding, failed),
+    ),
+  ];
+  const { findings: _, ...state } = resolved;
+  return { problems: findings.map((finding) => locator.toProblem(finding)), state };
+}
+
+export function parseManifest(text: string, options: ParseOptions): ManifestResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+  const locator = new Locator(doc, lineCounter, text, options.file);
+  const problems = syntaxProblems(doc, locator);
+  if (doc.errors.length > 0) return result(problems);
+
+  const failures = interpolateDocument(doc, options.env);
+  let data: unknown;
+  try {
+    data = doc.toJS();
+  } catch (error) {
+    // yaml refuses to expand alias bombs (billion laughs) rather than exhaust memory.
+    const message = (error as Error).message;
+    return result([...problems, { ...locator.locate([]), severity: 'error', field: '', message }]);
+  }
+  const root = rootProblem(data, options.file);
+  if (root) return result([...problems, root]);
+
+  const checked = checkData(data as Record<string, unknown>, failures, locator);
+  return result([...problems, ...checked.problems], { file: options.file, ...checked.state });
+}
+
+function readError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'cannot read the manifest: the file does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot read the manifest: permission denied';
+  if (code === 'EISDIR') return 'cannot read the manifest: it is a directory, not a file';
+  return `cannot read the manifest: ${(error as Error).message}`;
+}
+
+export async function loadManifest(file: string, env: Env = process.env): Promise<ManifestResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    return {
+      problems: [{ severity: 'error', file, line: 1, column: 1, field: '', message: readError(error) }],
+    };
+  }
+  return parseManifest(text, { file, env });
+}
+
+/** The editor schema (`# yaml-language-server: $schema=…`): what a user may write, names and codes alike. */
+export function manifestJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(manifestSchema, { io: 'input' });
+  return { $schema, $id: SCHEMA_ID, title: 'websites-sync manifest (websites.yaml)', ...rest };
+}

@@ -1,0 +1,73 @@
+// `${NAME}` and `${NAME:-default}` let secrets (passwords) live in the environment instead of the
+// repository. Interpolation runs on the parsed YAML tree, before validation, so every value is
+// validated as the service will receive it and every problem keeps its line and column.
+//
+// Syntax, in any string value (never in keys):
+//   ${NAME}            the variable's value; an error when NAME is unset (an empty value is used as is)
+//   ${NAME:-default}   the variable's value, or `default` when NAME is unset or empty
+//   $${                a literal `${` (so `$${NAME}` stays `${NAME}`); a `$` elsewhere is literal
+// Defaults cannot contain `}` and references do not nest. Substituted text is not scanned again.
+import { type Document, isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { Path } from './locate.js';
+
+export type Env = Record<string, string | undefined>;
+
+export type InterpolationResult = { value: string } | { errors: string[] };
+
+const REFERENCE = /\$\$\{|\$\{([^}]*)(\}?)/g;
+const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+
+function resolveReference(body: string, closed: boolean, env: Env, errors: string[]): string {
+  const parsed = closed ? BODY.exec(body) : null;
+  if (parsed === null) {
+    errors.push(
+      `invalid reference "\${${body}${closed ? '}' : ''}": expected \${NAME} or \${NAME:-default}; write $\${ for a literal "\${"`,
+    );
+    return '';
+  }
+  const [, name = '', fallback] = parsed;
+  const value = env[name];
+  if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
+  if (value === undefined) {
+    errors.push(
+      `environment variable ${name} is not set; set it or give a default with \${${name}:-default}`,
+    );
+    return '';
+  }
+  return value;
+}
+
+export function interpolateString(text: string, env: Env): InterpolationResult {
+  if (!text.includes('${')) return { value: text };
+  const errors: string[] = [];
+  const value = text.replace(REFERENCE, (match, body: string | undefined, close: string | undefined) =>
+    match === '$${' ? '${' : resolveReference(body ?? '', close === '}', env, errors),
+  );
+  return errors.length === 0 ? { value } : { errors: [...new Set(errors)] };
+}
+
+export interface InterpolationFailure {
+  path: Path;
+  message: string;
+}
+
+/** Replaces references in every string value of the tree in place; returns what could not be resolved. */
+export function interpolateDocument(doc: Document, env: Env): InterpolationFailure[] {
+  const failures: InterpolationFailure[] = [];
+  const walk = (node: unknown, path: Path): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        walk(pair.value, [...path, key]);
+      }
+    } else if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
+    } else if (isScalar(node) && typeof node.value === 'string') {
+      const result = interpolateString(node.value, env);
+      if ('value' in result) node.value = result.value;
+      else for (const message of result.errors) failures.push({ path, message });
+    }
+  };
+  walk(doc.contents as Node | null, []);
+  return failures;
+}

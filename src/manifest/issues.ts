@@ -1,0 +1,62 @@
+// Turns zod issues into findings: one per unknown key (at the key's own line, with a suggestion),
+// and the deepest meaningful issue of a union (a bad entry of a list, not "invalid list").
+import type { z } from 'zod';
+import type { Finding, Path } from './locate.js';
+import { MANIFEST_KEYS, SETTING_KEYS, WEBSITE_KEYS } from './schema.js';
+import { suggest } from './suggest.js';
+
+type Issue = z.core.$ZodIssue;
+
+function allowedKeysAt(path: Path): readonly string[] {
+  if (path.length === 0) return MANIFEST_KEYS;
+  if (path.length === 1 && path[0] === 'defaults') return SETTING_KEYS;
+  return WEBSITE_KEYS;
+}
+
+/** A key that is valid, but at another level, deserves a more precise hint than a spelling guess. */
+function placementHint(path: Path, key: string): string | undefined {
+  if (path.length === 0 && (SETTING_KEYS as string[]).includes(key)) {
+    return 'settings go under "defaults:" or in a website entry.';
+  }
+  if (path.length === 0 && key === 'domain') return 'domains go in "websites:" entries.';
+  if (path.length === 1 && key === 'domain')
+    return 'a domain cannot have a default; list it under "websites:".';
+  if (path.length > 1 && MANIFEST_KEYS.includes(key)) return `"${key}" is a top-level key.`;
+  return undefined;
+}
+
+function unknownKeyFindings(issue: Issue & { keys: string[] }, path: Path): Finding[] {
+  const allowed = allowedKeysAt(path);
+  return issue.keys.map((key) => {
+    const match = suggest(key, allowed);
+    const hint = placementHint(path, key) ?? (match === undefined ? undefined : `did you mean "${match}"?`);
+    return {
+      severity: 'error',
+      path: [...path, key],
+      onKey: true,
+      message: `unknown key; ${hint ? `${hint} Allowed` : 'allowed'} keys: ${allowed.join(', ')}`,
+    };
+  });
+}
+
+/**
+ * A union whose only branch of the right type failed deeper down (e.g. a list with one bad entry)
+ * reports that branch's issues; otherwise the union's own message says what is allowed.
+ */
+function unionBranch(issue: Issue): Issue[] | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const deep = issue.errors.filter(
+    (branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0),
+  );
+  return deep.length === 1 ? deep[0] : undefined;
+}
+
+export function issuesToFindings(issues: readonly Issue[], base: Path = []): Finding[] {
+  return issues.flatMap((issue): Finding[] => {
+    const path = [...base, ...(issue.path as Array<string | number>)];
+    if (issue.code === 'unrecognized_keys') return unknownKeyFindings(issue, path);
+    const branch = unionBranch(issue);
+    if (branch) return issuesToFindings(branch, path);
+    return [{ severity: 'error', path, message: issue.message }];
+  });
+}

@@ -1,0 +1,159 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
+// Effective values and the checks that span several fields or entries: own value, else defaults,
+// else the service's create default; password against privacy; duplicate domains; listed domains
+// that are also ignored. It reads the raw (interpolated) data field by field, so that one invalid
+// website does not hide the problems of the others; zod reports the invalid fields themselves.
+import picomatch from 'picomatch';
+import type { DesiredState, DesiredWebsite, SourceLocation } from '../model.js';
+import { canonicalDomain } from './canonical-domain.js';
+import { globError } from './fields.js';
+import type { Finding, Path } from './locate.js';
+import { manifestSchema } from './schema.js';
+import { effectiveSettings, readSettings, type Settings } from './settings.js';
+
+export type Resolved = Omit<DesiredState, 'file'> & { findings: Finding[] };
+
+interface IgnoreRule {
+  pattern: string;
+  index: number;
+  matches: (domain: string) => boolean;
+}
+
+interface Context {
+  defaults: Settings;
+  ignore: IgnoreRule[];
+  /** Canonical domain → path of the entry that declared it first. */
+  seen: Map<string, Path>;
+  locate: (path: Path) => SourceLocation;
+  findings: Finding[];
+  /** Whether some website takes its password from `defaults`. */
+  defaultPasswordUsed: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readIgnore(raw: unknown): IgnoreRule[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((pattern: unknown, index) =>
+    typeof pattern === 'string' && globError(pattern) === undefined
+      ? [{ pattern, index, matches: picomatch(pattern, { nocase: true }) }]
+      : [],
+  );
+}
+
+/** The canonical domain of entry `index` after the per-domain checks; undefined when invalid. */
+function checkDomain(raw: unknown, index: number, ctx: Context): string | undefined {
+  const result = typeof raw === 'string' ? canonicalDomain(raw) : undefined;
+  if (result === undefined || 'error' in result) return undefined;
+  const path: Path = ['websites', index, 'domain'];
+  const { domain } = result;
+  for (const message of result.warnings) ctx.findings.push({ severity: 'warning', path, message });
+  const first = ctx.seen.get(domain);
+  if (first) {
+    const line = ctx.locate(first).line;
+    ctx.findings.push({
+      severity: 'error',
+      path,
+      message: `duplicate domain ${domain}: also declared at line ${line}`,
+    });
+  } else {
+    ctx.seen.set(domain, path);
+  }
+  const rule = ctx.ignore.find((candidate) => candidate.matches(domain));
+  if (rule) {
+    ctx.findings.push({
+      severity: 'error',
+      path,
+      message: `${domain} is listed but also matched by ignore pattern "${rule.pattern}" (ignore[${rule.index}]); remove it from one of them`,
+    });
+  }
+  return domain;
+}
+
+/** The password to send (only with effective privacy 2), reporting a missing or unused one. */
+function checkPassword(own: Settings, effective: Settings, index: number, ctx: Context): string | undefined {
+  const { privacy, password } = effective;
+  if (privacy.kind !== 'ok' || password.kind === 'invalid') return undefined;
+  const path: Path = ['websites', index, 'password'];
+  if (privacy.value !== 2) {
+    if (own.password.kind === 'ok') {
+      const message = 'password is ignored unless privacy is password; it will not be sent';
+      ctx.findings.push({ severity: 'warning', path, message });
+    }
+    return undefined;
+  }
+  if (password.kind === 'ok') {
+    if (own.password.kind === 'absent') ctx.defaultPasswordUsed = true;
+    return password.value;
+  }
+  ctx.findings.push({
+    severity: 'error',
+    path,
+    // A privacy inherited from defaults is shown at the website, where the fix usually goes.
+    at: ['websites', index, own.privacy.kind === 'absent' ? 'domain' : 'privacy'],
+    message: 'privacy is password but no password is set; add "password: ${VARIABLE}" here or under defaults',
+  });
+  return undefined;
+}
+
+function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
+  if (!isRecord(raw)) return undefined;
+  const domain = checkDomain(raw.domain, index, ctx);
+  const own = readSettings(raw);
+  const effective = effectiveSettings(own, ctx.defaults);
+  const password = checkPassword(own, effective, index, ctx);
+  const { privacy, email, exclude_bots, exclude_params, exclude_ips } = effective;
+  if (
+    domain === undefined ||
+    privacy.kind !== 'ok' ||
+    email.kind !== 'ok' ||
+    exclude_bots.kind !== 'ok' ||
+    exclude_params.kind !== 'ok' ||
+    exclude_ips.kind !== 'ok'
+  ) {
+    return undefined;
+  }
+  return {
+    domain,
+    privacy: privacy.value,
+    email: email.value,
+    exclude_bots: exclude_bots.value,
+    exclude_params: exclude_params.value,
+    exclude_ips: exclude_ips.value,
+    ...(password === undefined ? {} : { password }),
+    location: ctx.locate(['websites', index, 'domain']),
+  };
+}
+
+export function resolveManifest(
+  data: Record<string, unknown>,
+  locate: (path: Path) => SourceLocation,
+): Resolved {
+  const ctx: Context = {
+    defaults: readSettings(isRecord(data.defaults) ? data.defaults : {}),
+    ignore: readIgnore(data.ignore),
+    seen: new Map(),
+    locate,
+    findings: [],
+    defaultPasswordUsed: false,
+  };
+  const entries: unknown[] = Array.isArray(data.websites) ? data.websites : [];
+  const websites = entries.flatMap((raw, index) => resolveWebsite(raw, index, ctx) ?? []);
+  if (ctx.defaults.password.kind === 'ok' && !ctx.defaultPasswordUsed) {
+    ctx.findings.push({
+      severity: 'warning',
+      path: ['defaults', 'password'],
+      message: 'password is ignored unless privacy is password, and no website with privacy password uses it',
+    });
+  }
+  const prune = manifestSchema.shape.prune.safeParse(data.prune);
+  return {
+    prune: (prune.success && prune.data) === true,
+    ignore: ctx.ignore.map((rule) => rule.pattern),
+    websites,
+    websitesEmpty: entries.length === 0,
+    findings: ctx.findings,
+  };
+}
