@@ -1,0 +1,186 @@
+// `websites-sync simulator`: serves the simulator until SIGINT/SIGTERM.
+
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import type { FaultOptions } from './faults.js';
+import { type SimulatorOptions, startSimulator } from './index.js';
+import type { SeedWebsite } from './store.js';
+
+export interface SimulatorCommandIo {
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+  env?: NodeJS.ProcessEnv;
+  /** Stops the simulator like a signal would (for tests and embedding). */
+  signal?: AbortSignal;
+}
+
+const HELP = `Usage: websites-sync simulator [options]
+
+Serves an in-memory model of the website API on {url}/api/v1/websites.
+
+Options:
+  --port N                    port to listen on (default 8080; 0 picks a free one)
+  --host H                    address to bind (default 127.0.0.1)
+  --api-key KEY               the accepted API key (default $SIMULATOR_API_KEY, else test-key)
+  --seed-file PATH            websites to start with: a JSON or YAML list of
+                              {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password}
+  --latency MS                delay added to every API answer
+  --rate-limit N/SECONDS      throttle to N requests per SECONDS per key (e.g. 60/60)
+  --list-shape SHAPE          resource (default) or paginator
+  --max-websites N            plan limit of the account
+  --taken DOMAIN              a domain held by another account (repeatable)
+  --error-rate F              fraction of API requests answered 500/502/503
+  --reset-rate F              fraction whose connection is reset before taking effect
+  --reset-after-commit-rate F fraction of stores/updates applied, then reset
+  --html-rate F               fraction answered with an HTML page instead of JSON
+  --fault-seed N              seed of the fault sequence (default 1)
+  -h, --help                  show this help
+`;
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'api-key': { type: 'string' },
+  'seed-file': { type: 'string' },
+  latency: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'list-shape': { type: 'string' },
+  'max-websites': { type: 'string' },
+  taken: { type: 'string', multiple: true },
+  'error-rate': { type: 'string' },
+  'reset-rate': { type: 'string' },
+  'reset-after-commit-rate': { type: 'string' },
+  'html-rate': { type: 'string' },
+  'fault-seed': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
+
+class UsageError extends Error {}
+
+function integer(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
+  return n;
+}
+
+function fraction(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1))
+    throw new UsageError(`--${name} must be between 0 and 1, got "${value}"`);
+  return n;
+}
+
+function rateLimit(value: string | undefined): SimulatorOptions['rateLimit'] {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(value);
+  if (!match || !(Number(match[2]) > 0)) {
+    throw new UsageError(`--rate-limit must look like N/SECONDS (e.g. 60/60), got "${value}"`);
+  }
+  return { limit: Number(match[1]), windowMs: Number(match[2]) * 1000 };
+}
+
+function faultOptions(values: Values): FaultOptions {
+  const faults: FaultOptions = {
+    seed: integer('fault-seed', values['fault-seed'], 0, 2 ** 32 - 1),
+    latencyMs: integer('latency', values.latency, 0, 3_600_000),
+    errorRate: fraction('error-rate', values['error-rate']),
+    resetRate: fraction('reset-rate', values['reset-rate']),
+    resetAfterCommitRate: fraction('reset-after-commit-rate', values['reset-after-commit-rate']),
+    htmlRate: fraction('html-rate', values['html-rate']),
+  };
+  return Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined));
+}
+
+async function readSeedFile(path: string): Promise<SeedWebsite[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --seed-file ${path}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new UsageError(
+      `--seed-file ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`,
+    );
+  }
+  const list = Array.isArray(data) ? data : (data as { websites?: unknown } | null)?.websites;
+  if (!Array.isArray(list)) throw new UsageError(`--seed-file ${path} must hold a list of websites`);
+  list.forEach((entry, i) => {
+    if (typeof entry !== 'object' || entry === null || typeof (entry as SeedWebsite).domain !== 'string') {
+      throw new UsageError(`--seed-file ${path}: entry ${i} must be an object with a "domain" string`);
+    }
+  });
+  return list as SeedWebsite[];
+}
+
+async function buildOptions(values: Values, env: NodeJS.ProcessEnv): Promise<SimulatorOptions> {
+  const shape = values['list-shape'];
+  if (shape !== undefined && shape !== 'resource' && shape !== 'paginator') {
+    throw new UsageError(`--list-shape must be resource or paginator, got "${shape}"`);
+  }
+  return {
+    host: values.host ?? '127.0.0.1',
+    port: integer('port', values.port, 0, 65535) ?? 8080,
+    apiKey: values['api-key'] ?? env.SIMULATOR_API_KEY ?? 'test-key',
+    listShape: shape ?? 'resource',
+    maxWebsites: integer('max-websites', values['max-websites'], 0, Number.MAX_SAFE_INTEGER),
+    takenDomains: values.taken ?? [],
+    websites: values['seed-file'] ? await readSeedFile(values['seed-file']) : [],
+    rateLimit: rateLimit(values['rate-limit']),
+    faults: faultOptions(values),
+  };
+}
+
+function waitForStop(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
+export async function runSimulatorCommand(argv: string[], io: SimulatorCommandIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  let options: SimulatorOptions;
+  try {
+    const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+    if (values.help) {
+      stdout.write(HELP);
+      return 0;
+    }
+    options = await buildOptions(values, io.env ?? process.env);
+  } catch (error) {
+    // parseArgs' own messages already name the offending option.
+    stderr.write(`websites-sync simulator: ${(error as Error).message}\n`);
+    return 1;
+  }
+  let simulator: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    simulator = await startSimulator(options);
+  } catch (error) {
+    stderr.write(`websites-sync simulator: cannot start: ${(error as Error).message}\n`);
+    return 1;
+  }
+  stdout.write(`simulator listening on ${simulator.url} (api key: ${simulator.apiKey})\n`);
+  await waitForStop(io.signal);
+  await simulator.close();
+  return 0;
+}

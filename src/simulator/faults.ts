@@ -1,0 +1,157 @@
+// Seeded fault injection for the simulator. Every API request draws the same number of random values
+// in the same order whatever the outcome, so one seed always yields the same sequence of faults for
+// the same sequence of requests.
+
+/** What a request suffers instead of (or, for `reset-after-commit`, after) normal handling. */
+export type FaultKind =
+  | 'reset'
+  | 'reset-after-commit'
+  | 'hang'
+  | 'error'
+  | 'html'
+  | 'login-redirect'
+  | 'throttle';
+
+export interface FaultOptions {
+  /** PRNG seed (default 1). Setting it again restarts the sequence. */
+  seed?: number;
+  /** Fraction answered 5xx (a status from `errorStatuses`) before the request takes effect. */
+  errorRate?: number;
+  /** Statuses an `error` fault picks from, uniformly (default [500, 502, 503]). */
+  errorStatuses?: number[];
+  /** Fraction whose connection is reset before the request takes effect. */
+  resetRate?: number;
+  /** Fraction of successful stores/updates committed, then answered with a reset connection. */
+  resetAfterCommitRate?: number;
+  /** Fraction answered 200 or 500 with an HTML page instead of JSON, before the request takes effect. */
+  htmlRate?: number;
+  /** Fraction redirected (302) to the HTML login page, before the request takes effect. */
+  loginRedirectRate?: number;
+  /** Fraction answered 429 without counting against the rate limit. */
+  throttleRate?: number;
+  /** `Retry-After` of a `throttle` fault, in seconds (default 1). */
+  throttleRetryAfterSeconds?: number;
+  /** Fraction accepted and never answered. */
+  hangRate?: number;
+  /** How long a hung request is held before its socket is destroyed (default: until `close()`). */
+  hangMs?: number;
+  /** Delay added before answering every API request. */
+  latencyMs?: number;
+  /** Extra delay, uniform in [0, latencyJitterMs), added to `latencyMs`. */
+  latencyJitterMs?: number;
+  /**
+   * Outcomes for the next API requests, in order, before any random draw decides: `['error', 'none']`
+   * makes the next request fail and the one after succeed (unless a random fault hits it).
+   */
+  script?: Array<FaultKind | 'none'>;
+}
+
+export interface FaultDecision {
+  kind: FaultKind | 'none';
+  delayMs: number;
+  /** For `error`: the status to answer. */
+  errorStatus: number;
+  /** For `error`: an HTML body (a proxy's page) rather than a JSON one. */
+  errorAsHtml: boolean;
+  /** For `html`: 200 (a captive or maintenance page) or 500. */
+  htmlStatus: 200 | 500;
+  /** For `hang`: when to give up holding the socket; undefined holds it until close. */
+  hangMs: number | undefined;
+  /** For `throttle`. */
+  retryAfterSeconds: number;
+}
+
+const RATE_KEYS = [
+  'hangRate',
+  'resetRate',
+  'loginRedirectRate',
+  'throttleRate',
+  'errorRate',
+  'htmlRate',
+  'resetAfterCommitRate',
+] as const;
+
+/** The fault each rate produces; earlier entries win when several draws hit. */
+const KIND_OF_RATE: Record<(typeof RATE_KEYS)[number], FaultKind> = {
+  hangRate: 'hang',
+  resetRate: 'reset',
+  loginRedirectRate: 'login-redirect',
+  throttleRate: 'throttle',
+  errorRate: 'error',
+  htmlRate: 'html',
+  resetAfterCommitRate: 'reset-after-commit',
+};
+
+/** mulberry32: tiny, fast and good enough to make fault sequences reproducible. */
+export function createPrng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function checkOptions(options: FaultOptions): void {
+  for (const key of RATE_KEYS) {
+    const rate = options[key];
+    if (rate !== undefined && !(rate >= 0 && rate <= 1)) {
+      throw new RangeError(`fault option ${key} must be between 0 and 1, got ${rate}`);
+    }
+  }
+  for (const key of ['latencyMs', 'latencyJitterMs', 'hangMs', 'throttleRetryAfterSeconds'] as const) {
+    const value = options[key];
+    if (value !== undefined && !(value >= 0 && Number.isFinite(value))) {
+      throw new RangeError(`fault option ${key} must be a non-negative number, got ${value}`);
+    }
+  }
+  if (options.errorStatuses?.length === 0) throw new RangeError('fault option errorStatuses is empty');
+}
+
+export class FaultInjector {
+  #options: FaultOptions = {};
+  #random: () => number = createPrng(1);
+  #script: Array<FaultKind | 'none'> = [];
+
+  constructor(options: FaultOptions = {}) {
+    this.set(options);
+  }
+
+  get options(): Readonly<FaultOptions> {
+    return { ...this.#options, script: [...this.#script] };
+  }
+
+  /** Merges `partial` into the current options; `seed` restarts the PRNG, `script` replaces the queue. */
+  set(partial: Partial<FaultOptions>): void {
+    const next = { ...this.#options, ...partial };
+    checkOptions(next);
+    this.#options = next;
+    if ('seed' in partial) this.#random = createPrng(partial.seed ?? 1);
+    if (partial.script !== undefined) this.#script = [...partial.script];
+  }
+
+  decide(): FaultDecision {
+    const o = this.#options;
+    // All draws happen before any branch so that the sequence never depends on outcomes.
+    const hits = RATE_KEYS.map((key) => this.#random() < (o[key] ?? 0));
+    const statusDraw = this.#random();
+    const htmlBodyDraw = this.#random();
+    const htmlStatusDraw = this.#random();
+    const jitterDraw = this.#random();
+
+    const statuses = o.errorStatuses ?? [500, 502, 503];
+    const drawn = RATE_KEYS.find((_, i) => hits[i]);
+    const scripted = this.#script.shift();
+    return {
+      kind: scripted ?? (drawn ? KIND_OF_RATE[drawn] : 'none'),
+      delayMs: (o.latencyMs ?? 0) + Math.floor(jitterDraw * (o.latencyJitterMs ?? 0)),
+      errorStatus: statuses[Math.floor(statusDraw * statuses.length)] ?? 500,
+      errorAsHtml: htmlBodyDraw < 0.5,
+      htmlStatus: htmlStatusDraw < 0.5 ? 200 : 500,
+      hangMs: o.hangMs,
+      retryAfterSeconds: Math.max(1, Math.ceil(o.throttleRetryAfterSeconds ?? 1)),
+    };
+  }
+}

@@ -1,0 +1,178 @@
+// The local simulator of the website API: an in-memory account behind `node:http`, with the
+// service's quirks (section 2 of the product spec), a request log and fault injection.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FaultInjector, type FaultOptions } from './faults.js';
+import type { ListShape } from './listing.js';
+import { FixedWindowLimiter, type RateLimitOptions } from './rate-limit.js';
+import { type RecordedRequest, type RequestHook, SimulatorHandler } from './server.js';
+import {
+  type SeedWebsite,
+  SimulatorValidationError,
+  type StoredWebsite,
+  seedToForm,
+  type WebsiteChanges,
+  WebsiteStore,
+  type WriteResult,
+} from './store.js';
+import { applyInputMiddleware } from './validation.js';
+
+export type { FaultDecision, FaultKind, FaultOptions } from './faults.js';
+export type { ListShape } from './listing.js';
+export type { RateLimitOptions } from './rate-limit.js';
+export type { RecordedRequest, RecordedRequestStart, RecordedStatus, RequestHook } from './server.js';
+export {
+  canonicalDomain,
+  type SeedWebsite,
+  SimulatorValidationError,
+  type StoredWebsite,
+  type WebsiteChanges,
+  type WebsiteRecord,
+} from './store.js';
+
+export interface SimulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** The one account's key. Default `test-key`. */
+  apiKey?: string;
+  /** Default `resource` (Laravel resource collection). */
+  listShape?: ListShape;
+  /** Page size when `per_page` is absent or not one of 10/25/50/100. Default 10. */
+  defaultPerPage?: number;
+  /** Plan limit: stores beyond it answer 422 on `domain`. Default unlimited. */
+  maxWebsites?: number;
+  /** Domains held by other accounts of the service (stores of them answer 422 "taken"). */
+  takenDomains?: string[];
+  /** The account's websites at start, stored in order (ids 1, 2, …) through the service's rules. */
+  websites?: SeedWebsite[];
+  /** Default: no limit, and no `X-RateLimit-*` headers. */
+  rateLimit?: RateLimitOptions;
+  faults?: FaultOptions;
+  /** Clock for timestamps, rate-limit windows and the request log. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface Simulator {
+  /** Base URL without `/api/v1`, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly port: number;
+  readonly apiKey: string;
+  /** Every request received, in arrival order (live array). */
+  readonly requests: readonly RecordedRequest[];
+  clearRequests(): void;
+  /** Merges into the current fault options; `seed` restarts the PRNG, `script` replaces the queue. */
+  setFaults(partial: Partial<FaultOptions>): void;
+  /** Replaces the rate limit (and forgets the current window); undefined removes it. */
+  setRateLimit(rateLimit: RateLimitOptions | undefined): void;
+  setMaxWebsites(maxWebsites: number | undefined): void;
+  /** Another account takes this domain. */
+  addTakenDomain(domain: string): void;
+  /** Copies of every stored website, by id, with the write-only fields and the password in clear. */
+  listWebsites(): StoredWebsite[];
+  /** Creates a website as the web UI would (same rules); throws SimulatorValidationError if refused. */
+  createWebsite(website: SeedWebsite): StoredWebsite;
+  /** Changes a website as the web UI would; throws if it does not exist or the change is refused. */
+  updateWebsite(id: number, changes: WebsiteChanges): StoredWebsite;
+  /** Returns whether it existed. */
+  deleteWebsite(id: number): boolean;
+  /** Called before each request is handled, after it is recorded; may be async. */
+  onRequest: RequestHook | undefined;
+  close(): Promise<void>;
+}
+
+function unwrap(result: WriteResult, id?: number): StoredWebsite {
+  if (result.kind === 'invalid') throw new SimulatorValidationError(result.errors);
+  if (result.kind === 'not-found') throw new Error(`simulator: no website with id ${id}`);
+  return structuredClone(result.website);
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const now = options.now ?? Date.now;
+  const store = new WebsiteStore({
+    maxWebsites: options.maxWebsites,
+    takenDomains: options.takenDomains,
+    now,
+  });
+  for (const seed of options.websites ?? []) unwrap(store.store(applyInputMiddleware(seedToForm(seed))));
+  const apiKey = options.apiKey ?? 'test-key';
+  const faults = new FaultInjector(options.faults);
+  const handler = new SimulatorHandler({
+    apiKey,
+    store,
+    faults,
+    listShape: options.listShape ?? 'resource',
+    defaultPerPage: options.defaultPerPage ?? 10,
+    now,
+  });
+  handler.limiter = options.rateLimit && new FixedWindowLimiter(options.rateLimit, now);
+  // handle() answers its own failures; this only guards against a crash from a bug in that path.
+  const server = createServer((req, res) => void handler.handle(req, res).catch(() => res.destroy()));
+  const host = options.host ?? '127.0.0.1';
+  const address = await listen(server, host, options.port ?? 0);
+  return buildSimulator({ server, handler, store, faults, apiKey, now, host, port: address.port });
+}
+
+interface Parts {
+  server: Server;
+  handler: SimulatorHandler;
+  store: WebsiteStore;
+  faults: FaultInjector;
+  apiKey: string;
+  now: () => number;
+  host: string;
+  port: number;
+}
+
+function buildSimulator({ server, handler, store, faults, apiKey, now, host, port }: Parts): Simulator {
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    apiKey,
+    requests: handler.requests,
+    clearRequests: () => {
+      handler.requests.length = 0;
+    },
+    setFaults: (partial) => faults.set(partial),
+    setRateLimit: (rateLimit) => {
+      handler.limiter = rateLimit && new FixedWindowLimiter(rateLimit, now);
+    },
+    setMaxWebsites: (max) => {
+      store.maxWebsites = max;
+    },
+    addTakenDomain: (domain) => store.addTakenDomain(domain),
+    listWebsites: () => structuredClone(store.all()),
+    createWebsite: (website) => unwrap(store.store(applyInputMiddleware(seedToForm(website)))),
+    updateWebsite: (id, changes) => unwrap(store.update(id, applyInputMiddleware(seedToForm(changes))), id),
+    deleteWebsite: (id) => store.remove(id),
+    get onRequest() {
+      return handler.onRequest;
+    },
+    set onRequest(hook) {
+      handler.onRequest = hook;
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve, reject) => {
+        handler.shutdown();
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Idle keep-alive sockets (and hung requests) would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+// The list endpoint: query parsing as the controller does it (invalid values silently fall back to
+// defaults) and the two pagination shapes deployments answer with.
+
+import type { ListFilter, WebsiteRecord } from './store.js';
+import type { FormInput } from './validation.js';
+
+export type ListShape = 'resource' | 'paginator';
+
+export interface ListQuery extends ListFilter {
+  searchBy: 'domain';
+  perPage: number;
+  page: number;
+}
+
+const PER_PAGE_ALLOWED = [10, 25, 50, 100];
+
+/** PHP's loose `in_array('25', [10, 25, 50, 100])`: numeric strings such as "25" or "25.0" match. */
+function allowedPerPage(value: string | null | undefined): number | undefined {
+  if (value == null || !/^\d+(\.0*)?$/.test(value)) return undefined;
+  const n = Number(value);
+  return PER_PAGE_ALLOWED.includes(n) ? n : undefined;
+}
+
+export function parseListQuery(query: FormInput, defaultPerPage: number): ListQuery {
+  const page = query.page;
+  return {
+    search: query.search ?? null,
+    searchBy: 'domain',
+    favorite: query.favorite ?? null,
+    sortBy: query.sort_by === 'domain' ? 'domain' : 'id',
+    sort: query.sort === 'asc' ? 'asc' : 'desc',
+    perPage: allowedPerPage(query.per_page) ?? defaultPerPage,
+    // Laravel's paginator: anything but an integer >= 1 means page 1.
+    page: page != null && /^[+]?\d+$/.test(page) && Number(page) >= 1 ? Number(page) : 1,
+  };
+}
+
+interface PageInfo {
+  data: WebsiteRecord[];
+  currentPage: number;
+  lastPage: number;
+  perPage: number;
+  total: number;
+  from: number | null;
+  to: number | null;
+  path: string;
+  url: (page: number) => string;
+}
+
+function paginate(all: WebsiteRecord[], query: ListQuery, path: string): PageInfo {
+  const total = all.length;
+  const { perPage, page } = query;
+  const data = all.slice((page - 1) * perPage, page * perPage);
+  const from = data.length > 0 ? (page - 1) * perPage + 1 : null;
+  // The controller appends its resolved parameters to every page link; PHP drops the null ones.
+  const appended: Array<[string, string | null]> = [
+    ['search', query.search],
+    ['search_by', query.searchBy],
+    ['favorite', query.favorite],
+    ['sort_by', query.sortBy],
+    ['sort', query.sort],
+    ['per_page', String(perPage)],
+  ];
+  const url = (n: number): string => {
+    const params = new URLSearchParams();
+    for (const [key, value] of appended) if (value !== null) params.set(key, value);
+    params.set('page', String(n));
+    return `${path}?${params.toString()}`;
+  };
+  return {
+    data,
+    currentPage: page,
+    lastPage: Math.max(1, Math.ceil(total / perPage)),
+    perPage,
+    total,
+    from,
+    to: from === null ? null : from + data.length - 1,
+    path,
+    url,
+  };
+}
+
+export function renderList(all: WebsiteRecord[], query: ListQuery, path: string, shape: ListShape): unknown {
+  const p = paginate(all, query, path);
+  const prev = p.currentPage > 1 ? p.url(p.currentPage - 1) : null;
+  const next = p.currentPage < p.lastPage ? p.url(p.currentPage + 1) : null;
+  if (shape === 'paginator') {
+    return {
+      current_page: p.currentPage,
+      data: p.data,
+      first_page_url: p.url(1),
+      from: p.from,
+      last_page: p.lastPage,
+      last_page_url: p.url(p.lastPage),
+      next_page_url: next,
+      path: p.path,
+      per_page: p.perPage,
+      prev_page_url: prev,
+      to: p.to,
+      total: p.total,
+    };
+  }
+  return {
+    data: p.data,
+    links: { first: p.url(1), last: p.url(p.lastPage), prev, next },
+    meta: {
+      current_page: p.currentPage,
+      from: p.from,
+      last_page: p.lastPage,
+      path: p.path,
+      per_page: p.perPage,
+      to: p.to,
+      total: p.total,
+    },
+    status: 200,
+  };
+}

@@ -1,0 +1,110 @@
+// The website endpoints: route matching and the controller actions, answering plain data that
+// server.ts writes out. Shapes follow the service's controller and resources.
+
+import { type ListShape, parseListQuery, renderList } from './listing.js';
+import { toRecord, type WebsiteStore, type WriteResult } from './store.js';
+import { applyInputMiddleware, type FieldErrors, summarizeErrors } from './validation.js';
+
+export type RouteName = 'list' | 'store' | 'show' | 'update' | 'destroy';
+
+export type RouteMatch =
+  | { kind: 'route'; name: RouteName; id: number | undefined }
+  | { kind: 'not-found' }
+  | { kind: 'method-not-allowed'; allowed: string[] };
+
+export interface ActionResult {
+  status: number;
+  json: unknown;
+  /** Set when the action changed the account (a reset-after-commit fault applies only then). */
+  committed: boolean;
+  /** Laravel validation errors, which a non-JSON client gets as a redirect instead. */
+  fieldErrors?: FieldErrors;
+}
+
+export interface ActionContext {
+  store: WebsiteStore;
+  listShape: ListShape;
+  defaultPerPage: number;
+  /** The list URL without query, as the paginator links it. */
+  listPath: string;
+}
+
+const COLLECTION = /^\/api\/v1\/websites\/?$/;
+const MEMBER = /^\/api\/v1\/websites\/([^/]+)\/?$/;
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  if (COLLECTION.test(path)) {
+    if (method === 'GET') return { kind: 'route', name: 'list', id: undefined };
+    if (method === 'POST') return { kind: 'route', name: 'store', id: undefined };
+    return { kind: 'method-not-allowed', allowed: ['GET', 'HEAD', 'POST'] };
+  }
+  const member = MEMBER.exec(path);
+  if (member) {
+    // A non-numeric id reaches the controller too and simply finds nothing.
+    const raw = decodeURIComponent(member[1] ?? '');
+    const id = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (method === 'GET') return { kind: 'route', name: 'show', id };
+    if (method === 'PUT' || method === 'PATCH') return { kind: 'route', name: 'update', id };
+    if (method === 'DELETE') return { kind: 'route', name: 'destroy', id };
+    return { kind: 'method-not-allowed', allowed: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'] };
+  }
+  return { kind: 'not-found' };
+}
+
+const NOT_FOUND: ActionResult = {
+  status: 404,
+  json: { message: 'Resource not found.', status: 404 },
+  committed: false,
+};
+
+function invalid(errors: FieldErrors): ActionResult {
+  return {
+    status: 422,
+    json: { message: summarizeErrors(errors), errors },
+    committed: false,
+    fieldErrors: errors,
+  };
+}
+
+function fromWrite(result: WriteResult, status: number, withStatus: boolean): ActionResult {
+  if (result.kind === 'invalid') return invalid(result.errors);
+  if (result.kind === 'not-found') return NOT_FOUND;
+  const data = toRecord(result.website);
+  return { status, json: withStatus ? { data, status: 200 } : { data }, committed: true };
+}
+
+export function runAction(
+  context: ActionContext,
+  route: { name: RouteName; id: number | undefined },
+  query: Record<string, string>,
+  body: Record<string, string> | undefined,
+): ActionResult {
+  const { store } = context;
+  const input = applyInputMiddleware(body ?? {});
+  const id = route.id ?? Number.NaN;
+  switch (route.name) {
+    case 'list': {
+      const parsed = parseListQuery(applyInputMiddleware(query), context.defaultPerPage);
+      const records = store.query(parsed).map(toRecord);
+      return {
+        status: 200,
+        json: renderList(records, parsed, context.listPath, context.listShape),
+        committed: false,
+      };
+    }
+    case 'store':
+      return fromWrite(store.store(input), 201, false);
+    case 'show': {
+      const website = store.get(id);
+      return website
+        ? { status: 200, json: { data: toRecord(website), status: 200 }, committed: false }
+        : NOT_FOUND;
+    }
+    case 'update':
+      return fromWrite(store.update(id, input), 200, true);
+    case 'destroy': {
+      if (!store.remove(id)) return NOT_FOUND;
+      return { status: 200, json: { id, object: 'website', deleted: true, status: 200 }, committed: true };
+    }
+  }
+}

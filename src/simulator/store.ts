@@ -1,0 +1,244 @@
+// The in-memory account: its websites, the id sequence, and the service-wide domain registry that
+// makes domains of other accounts "taken". Writes go through the same rules as the HTTP API.
+
+import type { Privacy } from '../model.js';
+import {
+  type FieldErrors,
+  type FormInput,
+  hasErrors,
+  isPhpInteger,
+  summarizeErrors,
+  validateStore,
+  validateUpdate,
+} from './validation.js';
+
+/** A website as the service stores it: everything, the write-only fields and the password included. */
+export interface StoredWebsite {
+  id: number;
+  domain: string;
+  privacy: Privacy;
+  email: 0 | 1;
+  exclude_bots: 0 | 1;
+  /** One parameter per line, as received (after trimming); never returned by the API. */
+  exclude_params: string | null;
+  exclude_ips: string | null;
+  /** In clear: tests assert what was sent. The API only says whether one is set. */
+  password: string | null;
+  favorited_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The record the API returns. */
+export interface WebsiteRecord {
+  id: number;
+  domain: string;
+  privacy: Privacy;
+  email: 0 | 1;
+  password: boolean;
+  exclude_bots: 0 | 1;
+  exclude_ips: string | null;
+  favorite: boolean;
+  favorited_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A website to seed or create directly; lists are joined with `\n` as a client would send them. */
+export interface SeedWebsite {
+  domain: string;
+  privacy?: Privacy;
+  email?: boolean | 0 | 1;
+  exclude_bots?: boolean | 0 | 1;
+  exclude_params?: string[] | string | null;
+  exclude_ips?: string[] | string | null;
+  password?: string | null;
+  favorite?: boolean;
+}
+
+export type WebsiteChanges = Partial<Omit<SeedWebsite, 'domain'>>;
+
+export type WriteResult =
+  | { kind: 'ok'; website: StoredWebsite }
+  | { kind: 'invalid'; errors: FieldErrors }
+  | { kind: 'not-found' };
+
+export interface StoreOptions {
+  maxWebsites?: number | undefined;
+  takenDomains?: string[] | undefined;
+  now: () => number;
+}
+
+/** What the service does to a domain before validating it, and nothing more. */
+export function canonicalDomain(raw: string): string {
+  let domain = raw.trim().toLowerCase();
+  if (domain.startsWith('https://')) domain = domain.slice('https://'.length);
+  else if (domain.startsWith('http://')) domain = domain.slice('http://'.length);
+  if (domain.startsWith('www.')) domain = domain.slice('www.'.length);
+  return domain;
+}
+
+/** Laravel's JSON form of a timestamp column (second precision, microseconds always zero). */
+export function formatTimestamp(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', '.000000Z');
+}
+
+export function toRecord(website: StoredWebsite): WebsiteRecord {
+  return {
+    id: website.id,
+    domain: website.domain,
+    privacy: website.privacy,
+    email: website.email,
+    password: website.password !== null && website.password !== '',
+    exclude_bots: website.exclude_bots,
+    exclude_ips: website.exclude_ips,
+    favorite: website.favorited_at !== null,
+    favorited_at: website.favorited_at,
+    created_at: website.created_at,
+    updated_at: website.updated_at,
+  };
+}
+
+/** Turns a direct-access seed into the form body a client would send. */
+export function seedToForm(seed: Partial<SeedWebsite>): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const [key, value] of Object.entries(seed)) {
+    if (value === undefined) continue;
+    if (value === null) form[key] = '';
+    else if (typeof value === 'boolean') form[key] = value ? '1' : '0';
+    else if (Array.isArray(value)) form[key] = value.join('\n');
+    else form[key] = String(value);
+  }
+  return form;
+}
+
+function flag(value: string | null | undefined, fallback: 0 | 1): 0 | 1 {
+  return value === null || value === undefined ? fallback : Number(value) === 1 ? 1 : 0;
+}
+
+/** PHP truthiness of a form value, which decides `favorite`. */
+function phpTruthy(value: string | null | undefined): boolean {
+  return value !== null && value !== undefined && value !== '' && value !== '0';
+}
+
+export class WebsiteStore {
+  readonly #websites = new Map<number, StoredWebsite>();
+  readonly #taken = new Set<string>();
+  readonly #now: () => number;
+  #nextId = 1;
+  maxWebsites: number | undefined;
+
+  constructor(options: StoreOptions) {
+    this.#now = options.now;
+    this.maxWebsites = options.maxWebsites;
+    for (const domain of options.takenDomains ?? []) this.addTakenDomain(domain);
+  }
+
+  /** Marks a domain as held by another account of the service. */
+  addTakenDomain(domain: string): void {
+    this.#taken.add(canonicalDomain(domain));
+  }
+
+  get size(): number {
+    return this.#websites.size;
+  }
+
+  get(id: number): StoredWebsite | undefined {
+    return this.#websites.get(id);
+  }
+
+  /** Every website, by id ascending. The objects are live: callers copy before handing them out. */
+  all(): StoredWebsite[] {
+    return [...this.#websites.values()].sort((a, b) => a.id - b.id);
+  }
+
+  isTaken(domain: string): boolean {
+    if (this.#taken.has(domain)) return true;
+    for (const website of this.#websites.values()) if (website.domain === domain) return true;
+    return false;
+  }
+
+  store(form: FormInput): WriteResult {
+    const input: FormInput = { ...form };
+    if (typeof input.domain === 'string') input.domain = canonicalDomain(input.domain);
+    const atPlanLimit = this.maxWebsites !== undefined && this.#websites.size >= this.maxWebsites;
+    const errors = validateStore(input, { isTaken: (d) => this.isTaken(d), atPlanLimit });
+    if (hasErrors(errors)) return { kind: 'invalid', errors };
+    const at = formatTimestamp(this.#now());
+    const website: StoredWebsite = {
+      id: this.#nextId++,
+      domain: input.domain ?? '',
+      privacy: (input.privacy == null ? 1 : Number(input.privacy)) as Privacy,
+      email: flag(input.email, 0),
+      exclude_bots: flag(input.exclude_bots, 1),
+      exclude_params: input.exclude_params ?? null,
+      exclude_ips: input.exclude_ips ?? null,
+      password: input.password ?? null,
+      favorited_at: phpTruthy(input.favorite) ? at : null,
+      created_at: at,
+      updated_at: at,
+    };
+    this.#websites.set(website.id, website);
+    return { kind: 'ok', website };
+  }
+
+  /** Validation comes first, as in the service (its form request runs before the lookup). */
+  update(id: number, input: FormInput): WriteResult {
+    const website = this.#websites.get(id);
+    const context = website && { privacy: website.privacy, hasPassword: toRecord(website).password };
+    const errors = validateUpdate(input, context);
+    if (hasErrors(errors)) return { kind: 'invalid', errors };
+    if (!website) return { kind: 'not-found' };
+    const next = { ...website };
+    if ('privacy' in input) next.privacy = Number(input.privacy) as Privacy;
+    if ('password' in input) next.password = input.password ?? null;
+    if ('email' in input) next.email = flag(input.email, 0);
+    if ('exclude_bots' in input) next.exclude_bots = flag(input.exclude_bots, 1);
+    if ('exclude_params' in input) next.exclude_params = input.exclude_params ?? null;
+    if ('exclude_ips' in input) next.exclude_ips = input.exclude_ips ?? null;
+    if ('favorite' in input)
+      next.favorited_at = phpTruthy(input.favorite) ? formatTimestamp(this.#now()) : null;
+    // Eloquent only touches updated_at when an attribute really changed.
+    const dirty = (Object.keys(next) as Array<keyof StoredWebsite>).some((k) => next[k] !== website[k]);
+    if (dirty) next.updated_at = formatTimestamp(this.#now());
+    this.#websites.set(id, next);
+    return { kind: 'ok', website: next };
+  }
+
+  remove(id: number): boolean {
+    return this.#websites.delete(id);
+  }
+
+  /** The list endpoint's filter and order (pagination is applied by the caller). */
+  query(options: ListFilter): StoredWebsite[] {
+    const needle = phpTruthy(options.search) ? (options.search ?? '').toLowerCase() : undefined;
+    const favorite =
+      options.favorite != null && isPhpInteger(options.favorite) ? Number(options.favorite) : undefined;
+    const direction = options.sort === 'asc' ? 1 : -1;
+    return this.all()
+      .filter((w) => needle === undefined || w.domain.toLowerCase().includes(needle))
+      .filter((w) => favorite === undefined || (w.favorited_at !== null) === (favorite !== 0))
+      .sort((a, b) => direction * (options.sortBy === 'domain' ? compare(a.domain, b.domain) : a.id - b.id));
+  }
+}
+
+export interface ListFilter {
+  search: string | null;
+  favorite: string | null;
+  sortBy: 'id' | 'domain';
+  sort: 'asc' | 'desc';
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Error for direct (non-HTTP) writes that the service would have refused. */
+export class SimulatorValidationError extends Error {
+  readonly errors: FieldErrors;
+  constructor(errors: FieldErrors) {
+    super(summarizeErrors(errors));
+    this.name = 'SimulatorValidationError';
+    this.errors = errors;
+  }
+}
