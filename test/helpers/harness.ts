@@ -1,0 +1,69 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { parseManifest } from '../../src/manifest/index.js';
+import { connect } from '../../src/reconcile/connect.js';
+import { type ReconcileResult, reconcile } from '../../src/reconcile/reconcile.js';
+import type { RecordedRequest, Simulator } from '../../src/simulator/index.js';
+
+export const API_KEY = 'test-key';
+
+export async function tempStatePath(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'websites-sync-')), 'state.json');
+}
+
+export interface SyncOptions {
+  simulator: Simulator;
+  manifest: string;
+  statePath: string;
+  env?: Record<string, string>;
+  dryRun?: boolean;
+  prune?: boolean;
+  force?: boolean;
+  apiKey?: string;
+  concurrency?: number;
+}
+
+/** One reconcile pass through the real client against the simulator, as `--once` does it. */
+export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
+  const parsed = parseManifest(options.manifest, { file: 'websites.yaml', env: options.env ?? {} });
+  if (!parsed.desired) throw new Error(`test manifest invalid: ${JSON.stringify(parsed.problems)}`);
+  const concurrency = options.concurrency ?? 4;
+  const client = connect({
+    baseUrl: options.simulator.url,
+    apiKey: options.apiKey ?? API_KEY,
+    version: 'test',
+    timeoutMs: 5_000,
+    concurrency,
+  });
+  try {
+    return await reconcile({
+      desired: parsed.desired,
+      warnings: [],
+      service: client.service,
+      baseUrl: options.simulator.url,
+      statePath: options.statePath,
+      prune: (options.prune ?? false) || parsed.desired.prune,
+      force: options.force ?? false,
+      dryRun: options.dryRun ?? false,
+      concurrency,
+      logger: pino({ level: 'silent' }),
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+/** Requests to the API, as "METHOD path" lines, for exact request-count assertions. */
+export function apiCalls(simulator: Simulator): string[] {
+  return simulator.requests.filter(isApi).map((r) => `${r.method} ${r.path}`);
+}
+
+export function writeCalls(simulator: Simulator): RecordedRequest[] {
+  return simulator.requests.filter((r) => isApi(r) && r.method !== 'GET');
+}
+
+function isApi(request: RecordedRequest): boolean {
+  return request.path.startsWith('/api/v1/');
+}
