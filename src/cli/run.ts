@@ -1,6 +1,7 @@
 import { AuthError, ServiceError } from '../service/errors.js';
 import { runSimulatorCommand } from '../simulator/cli.js';
 import { parseConfig } from './args.js';
+import { runDaemon } from './commands/daemon.js';
 import { runOnce } from './commands/once.js';
 import { runValidate } from './commands/validate.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
@@ -31,9 +32,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'export':
         throw new UsageError('export is not available yet');
       case 'sync':
-        if (!config.once) {
-          throw new UsageError('the daemon mode is not built yet; run with --once (or --once --dry-run)');
-        }
+        // Without --once: the daemon; with --dry-run it is observe mode (logs every plan, changes nothing).
+        if (!config.once) return await runDaemon(config, io);
         return await runOnce(config, io);
     }
   } catch (error) {

@@ -1,5 +1,5 @@
 import { HttpWebsiteService } from '../service/client.js';
-import { HttpTransport } from '../service/http.js';
+import { type AttemptHooks, HttpTransport } from '../service/http.js';
 
 export interface ConnectOptions {
   baseUrl: string;
@@ -7,6 +7,8 @@ export interface ConnectOptions {
   version: string;
   timeoutMs: number;
   concurrency: number;
+  /** Sees every attempt, retries included (the daemon counts requests by status). */
+  hooks?: AttemptHooks;
 }
 
 /** One client per process: its sockets and retry state live as long as the process. */
@@ -20,6 +22,7 @@ export function connect(options: ConnectOptions): {
     userAgent: `websites-sync/${options.version}`,
     timeoutMs: options.timeoutMs,
     connections: options.concurrency,
+    hooks: options.hooks,
   });
   const service = new HttpWebsiteService(http, { concurrency: options.concurrency });
   return { service, close: () => http.close() };

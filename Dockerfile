@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+# websites-sync: the daemon by default (reconcile at start, on every manifest change, every --interval).
+#   docker build -t websites-sync .
+#   docker run --init -v "$PWD/config:/config:ro" -v websites-sync-state:/var/lib/websites-sync \
+#     -e WEBSITES_SYNC_BASE_URL=https://stats.example.com -e WEBSITES_SYNC_API_KEY_FILE=/run/secrets/key ... websites-sync
+# Any other mode is an argument away: `docker run ... websites-sync --once --dry-run`.
+
+ARG NODE_VERSION=24
+
+# ---- build: dev dependencies and the TypeScript compiler stay in this stage -------------------------
+FROM node:${NODE_VERSION}-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies only, non-root ----------------------------------------------
+FROM node:${NODE_VERSION}-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /src/dist ./dist
+COPY schema ./schema
+
+# The state file (fingerprints of write-only fields) must survive restarts: keep it on a volume.
+# Created here and owned by `node`, so a fresh named volume starts out writable by the daemon.
+RUN mkdir -p /var/lib/websites-sync /config && chown node:node /var/lib/websites-sync
+ENV WEBSITES_SYNC_STATE_FILE=/var/lib/websites-sync/state.json \
+    WEBSITES_SYNC_MANIFEST=/config/websites.yaml \
+    WEBSITES_SYNC_LISTEN=0.0.0.0:9090
+VOLUME ["/var/lib/websites-sync"]
+
+# The image's `node` user (uid 1000, gid 1000).
+USER node
+EXPOSE 9090
+
+# Liveness only: an invalid manifest makes the daemon not ready (/readyz), never unhealthy, since a
+# restart would not fix it. Node 24 has fetch, so no curl is needed in the image.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9090/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+
+# Node is PID 1 here and handles SIGTERM/SIGINT itself (graceful shutdown within 25 s); `docker run
+# --init` (or `init: true` in compose) adds a reaper in front and changes nothing else. Give it time:
+# `docker stop -t 30` / `stop_grace_period: 30s` (Docker's default is 10 s).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "/app/dist/cli/main.js"]

@@ -1,0 +1,85 @@
+import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '../../daemon/index.js';
+import { connect } from '../../reconcile/connect.js';
+import { type Config, requireService } from '../args.js';
+import { EXIT, UsageError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import type { Io } from '../run.js';
+import { VERSION } from '../version.js';
+
+/**
+ * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,
+ * until SIGTERM/SIGINT. With --dry-run it is observe mode: every plan is logged, nothing is changed.
+ */
+export async function runDaemon(config: Config, io: Io): Promise<number> {
+  refuseOneShotOptions(config);
+  const { baseUrl, apiKey } = requireService(config);
+  const listen = listenAddress(config.listen);
+  const logger = createLogger({ level: config.logLevel });
+  const metrics = new DaemonMetrics();
+  const client = connect({
+    baseUrl,
+    apiKey,
+    version: VERSION,
+    timeoutMs: config.timeoutMs,
+    concurrency: config.concurrency,
+    hooks: metrics.hooks,
+  });
+  let code: number = EXIT.error;
+  try {
+    const handle = await launchDaemon({
+      manifest: config.manifest,
+      env: io.env,
+      service: client.service,
+      baseUrl,
+      statePath: config.stateFile,
+      prune: config.prune,
+      force: config.force,
+      dryRun: config.dryRun,
+      concurrency: config.concurrency,
+      intervalMs: config.intervalMs,
+      logger,
+      metrics,
+      listen,
+    }).catch(explainListenFailure(config.listen));
+    code = await handle.done;
+  } finally {
+    if (code === EXIT.ok) await client.close();
+    else {
+      void client.close();
+      // Requests abandoned after the grace period would hold the process open until they time out.
+      setTimeout(() => process.exit(code), 1000).unref();
+    }
+    logger.flush();
+  }
+  return code;
+}
+
+function refuseOneShotOptions(config: Config): void {
+  const given = [
+    config.plan !== undefined && '--plan',
+    config.out !== undefined && '--out',
+    config.detailedExitcode && '--detailed-exitcode',
+  ].filter(Boolean);
+  if (given.length > 0) {
+    throw new UsageError(`${given.join(', ')}: only with --once; the daemon computes a fresh plan every run`);
+  }
+}
+
+function listenAddress(text: string | undefined): ListenAddress | undefined {
+  if (text === undefined) return undefined;
+  const address = parseListen(text);
+  if (!address) {
+    throw new UsageError(`--listen: "${text}" is not HOST:PORT; use e.g. 0.0.0.0:9090 or 127.0.0.1:9090`);
+  }
+  return address;
+}
+
+function explainListenFailure(listen: string | undefined): (error: unknown) => never {
+  return (error) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (listen !== undefined && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
+      throw new UsageError(`--listen: cannot listen on ${listen} (${code}); choose another address or port`);
+    }
+    throw error;
+  };
+}

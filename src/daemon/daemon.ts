@@ -1,0 +1,261 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { Outcome } from '../apply/index.js';
+import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
+import { type ReconcileResult, reconcile } from '../reconcile/reconcile.js';
+import type { WebsiteService } from '../service/client.js';
+import { type GoodManifest, ManifestSource } from './manifest-source.js';
+import type { DaemonMetrics, RunResult } from './metrics.js';
+import { realTimers, Scheduler, type Timers, type Trigger } from './scheduler.js';
+import { ManifestWatcher } from './watch.js';
+
+// The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
+// one `reconcile()`, exactly what `--once` does.
+
+export const DEFAULT_DEBOUNCE_MS = 300;
+
+export interface DaemonOptions {
+  manifest: string;
+  /** For `${NAME}` interpolation in the manifest. */
+  env: NodeJS.ProcessEnv;
+  service: WebsiteService;
+  baseUrl: string;
+  statePath: string;
+  /** `--prune`; `prune: true` in the manifest also allows deletes. */
+  prune: boolean;
+  force: boolean;
+  /** Observe mode: every run logs its plan and changes nothing. */
+  dryRun: boolean;
+  concurrency: number;
+  intervalMs: number;
+  /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
+  debounceMs?: number;
+  logger: Logger;
+  metrics?: DaemonMetrics;
+  timers?: Timers;
+  /** Milliseconds since the epoch (durations and the last-success timestamp). */
+  now?: () => number;
+}
+
+export interface RunReport {
+  /** 1 for the first run of this daemon. */
+  run: number;
+  triggers: Trigger[];
+  result: RunResult;
+  durationMs: number;
+  /** Absent when no plan was computed. */
+  summary?: PlanSummary;
+  outcomes: Outcome[];
+  /** Why the run did not succeed, in a few words. */
+  reason?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  reason: string;
+}
+
+export interface DaemonEvents {
+  'run-started': [{ run: number; triggers: Trigger[] }];
+  'run-finished': [RunReport];
+  /** A run ended and no other one is pending. */
+  idle: [];
+}
+
+type RunEnd = Omit<RunReport, 'run' | 'triggers' | 'durationMs'>;
+
+export class Daemon extends EventEmitter<DaemonEvents> {
+  readonly #options: DaemonOptions;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #source: ManifestSource;
+  readonly #scheduler: Scheduler;
+  readonly #watcher: ManifestWatcher;
+  readonly #abort = new AbortController();
+  #runs = 0;
+  #last: RunReport | undefined;
+
+  constructor(options: DaemonOptions) {
+    super();
+    this.#options = options;
+    this.#logger = options.logger.child({ stage: 'daemon' });
+    this.#now = options.now ?? Date.now;
+    this.#source = new ManifestSource({ file: options.manifest, env: options.env, logger: options.logger });
+    this.#scheduler = new Scheduler({
+      run: (triggers) => this.#run(triggers),
+      intervalMs: options.intervalMs,
+      timers: options.timers,
+      onError: (error) => this.#logger.error({ err: String(error) }, 'run crashed'),
+      onIdle: () => this.emit('idle'),
+    });
+    this.#watcher = new ManifestWatcher({
+      file: options.manifest,
+      debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+      onChange: () => this.#scheduler.request('change'),
+      logger: options.logger,
+      timers: options.timers,
+    });
+  }
+
+  /** Starts watching, then the first run; resolves once the watcher is in place (not after the run). */
+  async start(): Promise<void> {
+    await this.#watcher.start();
+    this.#logger.info(
+      {
+        manifest: this.#options.manifest,
+        intervalMs: this.#options.intervalMs,
+        observe: this.#options.dryRun,
+      },
+      this.#options.dryRun ? 'daemon started in observe mode (nothing is changed)' : 'daemon started',
+    );
+    this.#scheduler.request('start');
+  }
+
+  /** Asks for a run (SIGHUP, tests); coalesced with any other pending request. */
+  trigger(trigger: Exclude<Trigger, 'start'>): void {
+    this.#scheduler.request(trigger);
+  }
+
+  /**
+   * Stops scheduling and watching, tells the run in progress to start no new operation, and waits at
+   * most `graceMs` for it. True when it finished in time (its state is then written).
+   */
+  async stop(graceMs: number): Promise<boolean> {
+    this.#abort.abort();
+    const finished = this.#scheduler.stop();
+    await this.#watcher.close();
+    return withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
+  }
+
+  /** True while a run is in progress (a pending one only waits behind a run in progress). */
+  get busy(): boolean {
+    return this.#scheduler.busy;
+  }
+
+  get lastRun(): RunReport | undefined {
+    return this.#last;
+  }
+
+  /** Ready only when the manifest file is valid and the last run succeeded. */
+  readiness(): Readiness {
+    if (this.#abort.signal.aborted) return { ready: false, reason: 'shutting down' };
+    if (!this.#last) return { ready: false, reason: 'the first run has not finished' };
+    if (!this.#source.valid) {
+      const error = this.#source.firstError ?? 'not loaded';
+      return this.#source.inForce
+        ? { ready: false, reason: `manifest invalid (the last good one stays in force): ${error}` }
+        : { ready: false, reason: `no valid manifest: ${error}` };
+    }
+    if (this.#last.result !== 'success') {
+      return { ready: false, reason: `last run: ${this.#last.result}${suffix(this.#last.reason)}` };
+    }
+    return { ready: true, reason: 'ready' };
+  }
+
+  async #run(triggers: Trigger[]): Promise<void> {
+    const run = ++this.#runs;
+    const startedAt = this.#now();
+    this.emit('run-started', { run, triggers });
+    const logger = this.#options.logger.child({ run });
+    let end: RunEnd;
+    try {
+      end = await this.#attempt(logger);
+    } catch (error) {
+      end = {
+        result: 'failure',
+        outcomes: [],
+        reason: error instanceof Error ? error.message : String(error),
+      };
+    }
+    this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
+  }
+
+  async #attempt(logger: Logger): Promise<RunEnd> {
+    const { changed } = await this.#source.refresh();
+    this.#options.metrics?.setManifestValid(this.#source.valid);
+    const manifest = this.#source.inForce;
+    // A change to an invalid file brings nothing new to apply; resyncs go on with the last good one.
+    if (!manifest || (changed && !this.#source.valid)) {
+      return { result: 'invalid_manifest', outcomes: [], reason: this.#source.firstError };
+    }
+    if (this.#abort.signal.aborted) return { result: 'interrupted', outcomes: [], reason: 'shutting down' };
+    return this.#classify(await this.#reconcile(manifest, logger), logger);
+  }
+
+  #reconcile(manifest: GoodManifest, logger: Logger): Promise<ReconcileResult> {
+    const options = this.#options;
+    return reconcile({
+      desired: manifest.desired,
+      warnings: manifest.warnings,
+      service: options.service,
+      baseUrl: options.baseUrl,
+      statePath: options.statePath,
+      prune: options.prune || manifest.desired.prune,
+      force: options.force,
+      dryRun: options.dryRun,
+      concurrency: options.concurrency,
+      logger,
+      signal: this.#abort.signal,
+    });
+  }
+
+  #classify(result: ReconcileResult, logger: Logger): RunEnd {
+    const summary = summarise(result.plan);
+    if (this.#options.dryRun) {
+      logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
+    }
+    if (result.refused) return { result: 'refused', summary, outcomes: [], reason: result.refused };
+    const applied = result.applied;
+    const outcomes = applied?.outcomes ?? [];
+    if (applied?.authError)
+      return { result: 'failure', summary, outcomes, reason: applied.authError.message };
+    const failed = outcomes.filter((o) => o.result === 'failed').length;
+    const skipped = outcomes.filter((o) => o.result === 'skipped').length;
+    if (failed > 0) return { result: 'failure', summary, outcomes, reason: `${failed} operation(s) failed` };
+    if (skipped > 0) {
+      return { result: 'interrupted', summary, outcomes, reason: `${skipped} operation(s) not attempted` };
+    }
+    return { result: 'success', summary, outcomes };
+  }
+
+  #finish(report: RunReport, logger: Logger): void {
+    this.#last = report;
+    this.#options.metrics?.recordRun({
+      result: report.result,
+      durationSeconds: report.durationMs / 1000,
+      finishedAt: this.#now(),
+      outcomes: report.outcomes,
+      managed: this.#source.inForce?.desired.websites.length,
+    });
+    const fields = {
+      stage: 'daemon',
+      triggers: report.triggers,
+      result: report.result,
+      ...report.summary,
+      failed: report.outcomes.filter((o) => o.result === 'failed').length,
+      durationMs: report.durationMs,
+    };
+    const message = `run ${report.result}${suffix(report.reason)}`;
+    if (report.result === 'success') logger.info(fields, message);
+    else if (report.result === 'failure') logger.error(fields, message);
+    else logger.warn(fields, message);
+    this.emit('run-finished', report);
+  }
+}
+
+function suffix(reason: string | undefined): string {
+  return reason ? `: ${reason}` : '';
+}
+
+/** True when `work` settles within `ms`. */
+async function withinGrace(work: Promise<void>, ms: number, timers: Timers): Promise<boolean> {
+  let timer: unknown;
+  const expired = new Promise<false>((done) => {
+    timer = timers.setTimeout(() => done(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), expired]);
+  } finally {
+    timers.clearTimeout(timer);
+  }
+}

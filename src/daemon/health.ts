@@ -1,0 +1,94 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Readiness } from './daemon.js';
+
+// `--listen`: what an orchestrator and Prometheus ask. Liveness says only that the process answers
+// (restarting a daemon because the manifest is broken would not fix the manifest); readiness says the
+// account matches a valid manifest.
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (all interfaces); undefined when it is none of these. */
+export function parseListen(text: string): ListenAddress | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (port > 65535) return undefined;
+  const host = match[1] ?? match[2] ?? '';
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+export interface HealthServerOptions {
+  address: ListenAddress;
+  readiness: () => Readiness;
+  registry: Registry;
+  logger: Logger;
+}
+
+export interface HealthServer {
+  /** e.g. `http://127.0.0.1:9090` (the real port when 0 was asked). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server = createServer((req, res) => {
+    answer(req, res, options).catch((error: unknown) => {
+      options.logger.warn({ stage: 'health', err: String(error) }, 'health endpoint failed');
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.address.port, options.address.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  options.logger.info({ stage: 'health', url }, 'serving /healthz, /readyz and /metrics');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: HealthServerOptions,
+): Promise<void> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  switch (path) {
+    case '/healthz':
+      return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
+    case '/readyz': {
+      const { ready, reason } = options.readiness();
+      return send(res, ready ? 200 : 503, 'text/plain; charset=utf-8', `${reason}\n`);
+    }
+    case '/metrics':
+      return send(res, 200, options.registry.contentType, await options.registry.metrics());
+    default:
+      return send(res, 404, 'text/plain; charset=utf-8', 'not found; try /healthz, /readyz or /metrics\n');
+  }
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}

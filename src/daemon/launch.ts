@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import { Daemon, type DaemonOptions } from './daemon.js';
+import { type HealthServer, type ListenAddress, startHealthServer } from './health.js';
+import type { DaemonMetrics } from './metrics.js';
+import { bindSignals, type SignalSource } from './signals.js';
+
+// The daemon as a process runs it: health server, signal handlers, and a shutdown that lets in-flight
+// work finish within a bounded grace period (Kubernetes sends SIGKILL 30 s after SIGTERM by default).
+
+export const DEFAULT_GRACE_MS = 25_000;
+
+export interface LaunchOptions extends DaemonOptions {
+  metrics: DaemonMetrics;
+  /** Serve /healthz, /readyz and /metrics here. */
+  listen?: ListenAddress;
+  /** Default `process`. */
+  signals?: SignalSource;
+  /** How long a shutdown waits for the run in progress (default 25 s). */
+  graceMs?: number;
+}
+
+export interface DaemonHandle {
+  daemon: Daemon;
+  health: HealthServer | undefined;
+  /** Resolves with the exit status once shut down: 0, or 1 when the grace period ran out. */
+  done: Promise<number>;
+  /** What SIGTERM does; the same promise as `done`. */
+  shutdown(reason?: string): Promise<number>;
+}
+
+/** Starts the daemon; pass one built from the same options to listen to its events from the first run. */
+export async function launchDaemon(
+  options: LaunchOptions,
+  daemon: Daemon = new Daemon(options),
+): Promise<DaemonHandle> {
+  const health = options.listen
+    ? await startHealthServer({
+        address: options.listen,
+        readiness: () => daemon.readiness(),
+        registry: options.metrics.registry,
+        logger: options.logger,
+      })
+    : undefined;
+  const parts: Parts = {
+    daemon,
+    health,
+    logger: options.logger.child({ stage: 'daemon' }),
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+    unbind: () => {},
+  };
+  let finished: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => {
+    finished = resolve;
+  });
+  // A second SIGTERM while stopping joins the shutdown in progress.
+  let stopping: Promise<number> | undefined;
+  const shutdown = (reason = 'requested'): Promise<number> => {
+    if (!stopping) {
+      stopping = stopAll(parts, reason);
+      stopping.then(finished, () => finished(1));
+    }
+    return stopping;
+  };
+  parts.unbind = bindSignals(options.signals ?? process, {
+    reload: () => {
+      parts.logger.info({ signal: 'SIGHUP' }, 'run requested');
+      daemon.trigger('signal');
+    },
+    shutdown: (signal) => void shutdown(signal),
+  });
+  try {
+    await daemon.start();
+  } catch (error) {
+    await shutdown('start failed');
+    throw error;
+  }
+  return { daemon, health, done, shutdown };
+}
+
+interface Parts {
+  daemon: Daemon;
+  health: HealthServer | undefined;
+  logger: Logger;
+  graceMs: number;
+  unbind: () => void;
+}
+
+async function stopAll(parts: Parts, reason: string): Promise<number> {
+  const { logger, graceMs } = parts;
+  logger.info({ reason, graceMs }, 'shutting down: no new run or operation starts; in-flight ones finish');
+  const graceful = await parts.daemon.stop(graceMs);
+  await parts.health?.close();
+  parts.unbind();
+  if (!graceful) {
+    logger.error(
+      { graceMs },
+      'grace period over: requests still in flight were abandoned; write-only fields they carried will be resent next time',
+    );
+    return 1;
+  }
+  logger.info('stopped');
+  return 0;
+}

@@ -1,0 +1,122 @@
+import type { Logger } from 'pino';
+import { loadManifest, parseManifest } from '../manifest/index.js';
+import { type DesiredState, formatProblem, type Problem } from '../model.js';
+import { readContent } from './content.js';
+
+// The manifest as the daemon holds it: the last good one stays in force while the file is invalid,
+// truncated, missing or unreadable, and nothing from a bad file is ever used.
+
+export interface GoodManifest {
+  desired: DesiredState;
+  /** Formatted with their location. */
+  warnings: string[];
+  /** sha256 of the content it was parsed from. */
+  hash: string;
+  loadedAt: Date;
+}
+
+export interface Refresh {
+  /** The content differs from the one looked at last time (the first look counts as a change). */
+  changed: boolean;
+}
+
+export class ManifestSource {
+  readonly #file: string;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #logger: Logger;
+  #hash: string | undefined;
+  #good: GoodManifest | undefined;
+  #errors: Problem[] = [];
+
+  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger }) {
+    this.#file = options.file;
+    this.#env = options.env;
+    this.#logger = options.logger;
+  }
+
+  /** The manifest in force: the last good one, whatever the file holds now. */
+  get inForce(): GoodManifest | undefined {
+    return this.#good;
+  }
+
+  /** Whether the file, as last looked at, is valid. */
+  get valid(): boolean {
+    return this.#errors.length === 0 && this.#good !== undefined;
+  }
+
+  /** The first error of the file as last looked at, formatted with its location. */
+  get firstError(): string | undefined {
+    const [first] = this.#errors;
+    return first && formatProblem(first);
+  }
+
+  /** Reads the file; parses it only when its content changed. */
+  async refresh(): Promise<Refresh> {
+    const read = await readContent(this.#file);
+    if (read.hash === this.#hash) return { changed: false };
+    this.#hash = read.hash;
+    // The text that was hashed is the text parsed, so the hash always names what is in force.
+    const result =
+      read.text === undefined
+        ? await loadManifest(this.#file, this.#env)
+        : parseManifest(read.text, { file: this.#file, env: this.#env });
+    const errors = result.problems.filter((p) => p.severity === 'error');
+    const warnings = result.problems.filter((p) => p.severity === 'warning');
+    if (result.desired && errors.length === 0) {
+      this.#good = {
+        desired: result.desired,
+        warnings: warnings.map(formatProblem),
+        hash: read.hash,
+        loadedAt: new Date(),
+      };
+      this.#errors = [];
+      this.#logLoaded(warnings);
+    } else {
+      this.#errors = errors.length > 0 ? errors : [unreadable(this.#file)];
+      this.#logInvalid();
+    }
+    return { changed: true };
+  }
+
+  #logLoaded(warnings: Problem[]): void {
+    for (const warning of warnings) this.#logger.warn(locationOf(warning), warning.message);
+    this.#logger.info(
+      { stage: 'manifest', file: this.#file, websites: this.#good?.desired.websites.length },
+      'manifest loaded',
+    );
+  }
+
+  #logInvalid(): void {
+    for (const error of this.#errors) this.#logger.error(locationOf(error), error.message);
+    const fields = { stage: 'manifest', file: this.#file, errors: this.#errors.length };
+    if (this.#good) {
+      this.#logger.error(
+        { ...fields, inForceSince: this.#good.loadedAt.toISOString() },
+        'manifest invalid; nothing from it is applied, the last good manifest stays in force',
+      );
+    } else {
+      this.#logger.error(fields, 'manifest invalid and no good one was ever loaded; not ready until fixed');
+    }
+  }
+}
+
+function locationOf(problem: Problem) {
+  return {
+    stage: 'manifest',
+    file: problem.file,
+    line: problem.line,
+    column: problem.column,
+    field: problem.field,
+  };
+}
+
+function unreadable(file: string): Problem {
+  return {
+    severity: 'error',
+    file,
+    line: 1,
+    column: 1,
+    field: '',
+    message: 'the manifest could not be loaded',
+  };
+}

@@ -1,0 +1,104 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Outcome } from '../apply/index.js';
+import type { AttemptHooks, AttemptInfo } from '../service/http.js';
+
+// Prometheus metrics on a registry of our own (never prom-client's global one), so two daemons in one
+// process — tests — never share counters.
+
+/** How a run ended. `interrupted`: shutdown stopped it before every operation was attempted. */
+export const RUN_RESULTS = ['success', 'failure', 'refused', 'invalid_manifest', 'interrupted'] as const;
+export type RunResult = (typeof RUN_RESULTS)[number];
+
+export interface RunMetrics {
+  result: RunResult;
+  durationSeconds: number;
+  /** Milliseconds since the epoch. */
+  finishedAt: number;
+  outcomes: Outcome[];
+  /** Websites listed in the manifest in force, when there is one. */
+  managed?: number;
+}
+
+export interface DaemonMetricsOptions {
+  /** Process metrics (CPU, memory, event loop, handles); default true. */
+  defaultMetrics?: boolean;
+}
+
+export class DaemonMetrics {
+  readonly registry = new Registry();
+  readonly #runs: Counter<'result'>;
+  readonly #operations: Counter<'action' | 'result'>;
+  readonly #requests: Counter<'status'>;
+  readonly #lastSuccess: Gauge;
+  readonly #duration: Histogram;
+  readonly #managed: Gauge;
+  readonly #manifestValid: Gauge;
+
+  /** Counts every attempt by status (retries included); `error` when no HTTP answer came. */
+  readonly hooks: AttemptHooks = {
+    afterAttempt: (info: AttemptInfo) => this.#requests.inc({ status: statusLabel(info) }),
+  };
+
+  constructor(options: DaemonMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.#runs = new Counter({
+      name: 'websites_sync_runs_total',
+      help: 'Reconcile runs by result.',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of RUN_RESULTS) this.#runs.inc({ result }, 0);
+    this.#operations = new Counter({
+      name: 'websites_sync_operations_total',
+      help: 'Create, update and delete operations by action and result.',
+      labelNames: ['action', 'result'],
+      registers,
+    });
+    this.#requests = new Counter({
+      name: 'websites_sync_api_requests_total',
+      help: 'Requests to the website API by HTTP status (every attempt, retries included; "error" when no answer).',
+      labelNames: ['status'],
+      registers,
+    });
+    this.#lastSuccess = new Gauge({
+      name: 'websites_sync_last_success_timestamp_seconds',
+      help: 'When the last successful run finished (Unix time); 0 before the first one.',
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: 'websites_sync_run_duration_seconds',
+      help: 'Duration of reconcile runs.',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    this.#managed = new Gauge({
+      name: 'websites_sync_websites_managed',
+      help: 'Websites listed in the manifest in force.',
+      registers,
+    });
+    this.#manifestValid = new Gauge({
+      name: 'websites_sync_manifest_valid',
+      help: '1 when the manifest file is valid, 0 while it is not (the last good one stays in force).',
+      registers,
+    });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  recordRun(run: RunMetrics): void {
+    this.#runs.inc({ result: run.result });
+    this.#duration.observe(run.durationSeconds);
+    for (const outcome of run.outcomes) {
+      this.#operations.inc({ action: outcome.action, result: outcome.result });
+    }
+    if (run.result === 'success') this.#lastSuccess.set(run.finishedAt / 1000);
+    if (run.managed !== undefined) this.#managed.set(run.managed);
+  }
+
+  setManifestValid(valid: boolean): void {
+    this.#manifestValid.set(valid ? 1 : 0);
+  }
+}
+
+function statusLabel(info: AttemptInfo): string {
+  return info.status === undefined ? 'error' : String(info.status);
+}

@@ -1,0 +1,118 @@
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { Logger } from 'pino';
+import { readContent } from './content.js';
+import { realTimers, type Timers } from './scheduler.js';
+
+// Watching the file itself misses the saves that matter: editors save by writing a temporary file and
+// renaming it over the original (the watched inode disappears), and a Kubernetes ConfigMap mount
+// swaps a `..data` symlink to a new timestamped directory, so `websites.yaml` (a symlink through
+// `..data`) never changes at all. So the whole directory is watched, any event in it only schedules a
+// (debounced) look at the file's content, and only a different content hash is a change. That also
+// makes identical rewrites, a state file saved beside the manifest, and stray events cost nothing.
+
+export interface ManifestWatcherOptions {
+  file: string;
+  /** Quiet time after the last event before the content is looked at. */
+  debounceMs: number;
+  /** The content changed (or became unreadable, or readable again). */
+  onChange: () => void;
+  logger: Logger;
+  timers?: Timers;
+}
+
+export class ManifestWatcher {
+  readonly #options: ManifestWatcherOptions;
+  readonly #timers: Timers;
+  readonly #file: string;
+  #watcher: FSWatcher | undefined;
+  #debounce: unknown;
+  #hash: string | undefined;
+  #checking: Promise<void> = Promise.resolve();
+  #closed = false;
+  #stopWaiting: () => void = () => {};
+
+  constructor(options: ManifestWatcherOptions) {
+    this.#options = options;
+    this.#timers = options.timers ?? realTimers;
+    this.#file = resolve(options.file);
+  }
+
+  /** Takes the current content as the baseline, then resolves once the watcher is in place. */
+  async start(): Promise<void> {
+    this.#hash = (await readContent(this.#file)).hash;
+    const directory = dirname(this.#file);
+    if (!(await isDirectory(directory))) {
+      this.#options.logger.warn(
+        { stage: 'watch', directory },
+        'the manifest directory does not exist; once created, it is read at the next interval or SIGHUP',
+      );
+    }
+    if (this.#closed) return;
+    const watcher = watch(directory, {
+      ignoreInitial: true,
+      depth: 0,
+      // The `..data` swap is seen on the symlink itself; following it would watch old directories.
+      followSymlinks: false,
+      atomic: true,
+      persistent: true,
+    });
+    this.#watcher = watcher;
+    // `raw` too: every event the OS reports pokes, whatever chokidar's normalisation makes of it.
+    watcher.on('all', (event, path) => this.#poke(event, path));
+    watcher.on('raw', (event, path) => this.#poke(event, path));
+    watcher.on('error', (error) => {
+      this.#options.logger.warn({ stage: 'watch', err: String(error) }, 'watcher error');
+    });
+    // A shutdown during start-up must not wait for a `ready` that a closed watcher never emits.
+    await new Promise<void>((done) => {
+      this.#stopWaiting = done;
+      watcher.once('ready', () => done());
+    });
+    this.#options.logger.debug({ stage: 'watch', directory }, 'watching');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopWaiting();
+    if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
+    this.#debounce = undefined;
+    await this.#watcher?.close();
+    await this.#checking;
+  }
+
+  #poke(event: string, path: string | undefined): void {
+    if (this.#closed) return;
+    this.#options.logger.trace({ stage: 'watch', event, path }, 'file event');
+    if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
+    this.#debounce = this.#timers.setTimeout(() => {
+      this.#debounce = undefined;
+      // Checks run one after another, so two of them never both report the same change.
+      this.#checking = this.#checking.then(() => this.#check());
+    }, this.#options.debounceMs);
+  }
+
+  async #check(): Promise<void> {
+    if (this.#closed) return;
+    const { logger } = this.#options;
+    logger.trace({ stage: 'watch' }, 'looking at the manifest');
+    const { hash } = await readContent(this.#file);
+    const changed = hash !== this.#hash && !this.#closed;
+    if (changed) {
+      this.#hash = hash;
+      logger.debug({ stage: 'watch', file: this.#file }, 'manifest changed');
+      this.#options.onChange();
+    }
+    // Logged last: once it is written, a change it found has already asked for its run.
+    logger.trace({ stage: 'watch', changed }, 'manifest looked at');
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

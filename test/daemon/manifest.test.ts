@@ -1,0 +1,115 @@
+import { rm } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Fixture, manifestText, saveByRename, startFixture } from './fixture.js';
+
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const GOOD = manifestText([{ domain: 'a.example.com' }]);
+const FIXED = manifestText([{ domain: 'a.example.com' }, { domain: 'b.example.com' }]);
+// A typo in a key must never pass silently: the whole file is refused.
+const TYPO = `${FIXED}    exlude_bots: false\n`;
+
+async function get(f: Fixture, path: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(f.url(path));
+  return { status: response.status, body: await response.text() };
+}
+
+function writes(f: Fixture) {
+  return f.sim.requests.filter((r) => r.method !== 'GET');
+}
+
+describe('daemon: the last good manifest stays in force', () => {
+  it('applies nothing from an invalid manifest, stays alive but not ready, and recovers once fixed', async () => {
+    const f = await startFixture({ manifest: GOOD });
+    fixture = f;
+    await f.runAfter(0);
+    expect(await get(f, '/readyz')).toEqual({ status: 200, body: 'ready\n' });
+    f.sim.clearRequests();
+
+    await saveByRename(f.file, TYPO);
+    const invalid = await f.runAfter(1);
+    expect(invalid).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
+    expect(invalid.reason).toMatch(/websites\.yaml:\d+:\d+: error: .*exlude_bots/);
+    expect(f.sim.requests).toEqual([]);
+    expect(f.sim.listWebsites().map((w) => w.domain)).toEqual(['a.example.com']);
+    const ready = await get(f, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatch(
+      /^manifest invalid \(the last good one stays in force\): .*websites\.yaml:5:5/,
+    );
+    expect(await get(f, '/healthz')).toEqual({ status: 200, body: 'ok\n' });
+    expect(f.logs.some((l) => l.level === 50 && l.line === 5 && l.column === 5)).toBe(true);
+
+    // A resync meanwhile uses the last good manifest: b.example.com is still not created.
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const resync = await f.runAfter(invalid.run);
+    expect(resync).toMatchObject({ triggers: ['signal'], result: 'success' });
+    expect(resync.summary).toMatchObject({ create: 0, unchanged: 1 });
+    expect(writes(f)).toEqual([]);
+    expect((await get(f, '/readyz')).status).toBe(503);
+
+    await saveByRename(f.file, FIXED);
+    const fixed = await f.runAfter(resync.run);
+    expect(fixed).toMatchObject({ triggers: ['change'], result: 'success' });
+    expect(f.sim.listWebsites().map((w) => w.domain)).toEqual(['a.example.com', 'b.example.com']);
+    expect(await get(f, '/readyz')).toEqual({ status: 200, body: 'ready\n' });
+  });
+
+  it('treats a deleted manifest as an error state, not a crash', async () => {
+    const f = await startFixture({ manifest: GOOD });
+    fixture = f;
+    await f.runAfter(0);
+    await rm(f.file);
+    const missing = await f.runAfter(1);
+    expect(missing).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
+    expect(missing.reason).toMatch(/does not exist/);
+    expect((await get(f, '/readyz')).status).toBe(503);
+    expect(f.sim.listWebsites()).toHaveLength(1);
+
+    await saveByRename(f.file, FIXED);
+    await f.runAfter(missing.run, (r) => r.result === 'success');
+    expect(f.sim.listWebsites()).toHaveLength(2);
+    expect((await get(f, '/readyz')).status).toBe(200);
+  });
+
+  it('keeps running, not ready, when no manifest was ever valid, and makes no request', async () => {
+    const f = await startFixture({ manifest: TYPO });
+    fixture = f;
+    const first = await f.runAfter(0);
+    expect(first).toMatchObject({ triggers: ['start'], result: 'invalid_manifest' });
+    const ready = await get(f, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatch(/^no valid manifest: /);
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    await f.runAfter(1);
+    expect(f.sim.requests).toEqual([]);
+
+    await saveByRename(f.file, FIXED);
+    await f.runAfter(2, (r) => r.result === 'success');
+    expect(f.sim.listWebsites()).toHaveLength(2);
+    expect((await get(f, '/readyz')).status).toBe(200);
+  });
+});
+
+describe('daemon: observe mode (--dry-run without --once)', () => {
+  it('logs the plan of every run and changes nothing', async () => {
+    const f = await startFixture({ manifest: FIXED, dryRun: true });
+    fixture = f;
+    const first = await f.runAfter(0);
+    expect(first).toMatchObject({ result: 'success', summary: { create: 2 }, outcomes: [] });
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    await f.runAfter(1);
+    const plans = f.logs.filter((l) => l.msg === 'observe mode: the plan was not applied');
+    expect(plans).toHaveLength(2);
+    expect(plans[0]).toMatchObject({
+      run: 1,
+      plan: { summary: { create: 2 }, changes: [{ action: 'create', domain: 'a.example.com' }, {}] },
+    });
+    expect(writes(f)).toEqual([]);
+    expect(f.sim.listWebsites()).toEqual([]);
+  });
+});
