@@ -2,6 +2,7 @@ export const HELP = `websites-sync — keep the tracked websites of an analytics
 
 Usage:
   websites-sync [options]             daemon: reconcile at start, on change, every --interval
+  websites-sync --dry-run             observe mode: a daemon that only logs its plans
   websites-sync --once                reconcile once and exit
   websites-sync --once --dry-run      print the plan, change nothing
   websites-sync validate              check the manifest offline (no network, no key needed)
@@ -22,6 +23,7 @@ Options:
       --force                override the mass-delete guard
   -o, --output FORMAT        plan format on stdout: text, json or markdown (default text)
       --detailed-exitcode    with --dry-run: exit 2 when there are changes
+      --listen HOST:PORT     daemon: /healthz, /readyz and /metrics (WEBSITES_SYNC_LISTEN)
       --timeout DURATION     per request: connect, headers and body (default 30s)
       --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
                              (WEBSITES_SYNC_LOG_LEVEL, default info)
