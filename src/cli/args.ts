@@ -29,6 +29,8 @@ export interface Config {
   logLevel: string;
   timeoutMs: number;
   allowInsecureHttp: boolean;
+  /** `export -o FILE`: where the manifest goes (stdout when absent). */
+  outputFile: string | undefined;
   /** Arguments after a sub-command that parses its own (simulator). */
   rest: string[];
 }
@@ -56,6 +58,23 @@ export const OPTIONS = {
   version: { type: 'boolean', short: 'V' },
 } as const;
 
+/**
+ * `export` writes a file rather than a plan, so its `-o` names the file (as in `export -o
+ * websites.yaml`); it takes only the options that make sense for reading the account.
+ */
+export const EXPORT_OPTIONS = {
+  'output-file': { type: 'string', short: 'o' },
+  'base-url': OPTIONS['base-url'],
+  'api-key-file': OPTIONS['api-key-file'],
+  concurrency: OPTIONS.concurrency,
+  timeout: OPTIONS.timeout,
+  'log-level': OPTIONS['log-level'],
+  'allow-insecure-http': OPTIONS['allow-insecure-http'],
+  force: OPTIONS.force,
+  help: OPTIONS.help,
+  version: OPTIONS.version,
+} as const;
+
 const COMMANDS = new Set(['validate', 'export', 'simulator']);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -63,30 +82,37 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   const [first, ...others] = argv;
   const command = first && COMMANDS.has(first) ? (first as Command) : 'sync';
   const args = command === 'sync' ? argv : others;
-  if (command === 'simulator') return { ...defaults(env), command, rest: args };
+  if (command === 'simulator') return { ...defaults(env), command, rest: args, outputFile: undefined };
   if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     throw new UsageError(
       '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
     );
   }
-  let values: ReturnType<typeof parse>['values'];
+  let values: Values;
   let positionals: string[];
+  let outputFile: string | undefined;
   try {
-    ({ values, positionals } = parse(args));
+    if (command === 'export') {
+      const parsed = parseArgs({ args, options: EXPORT_OPTIONS, strict: true, allowPositionals: true });
+      ({ 'output-file': outputFile, ...values } = parsed.values);
+      positionals = parsed.positionals;
+    } else {
+      ({ values, positionals } = parse(args));
+    }
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See websites-sync --help.`);
   }
   if (positionals.length > 0) {
     throw new UsageError(`unknown command "${positionals[0]}"; commands are validate, export and simulator`);
   }
-  return resolve(command, values, env);
+  return { ...resolve(command, values, env), outputFile };
 }
 
 function parse(args: string[]) {
   return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
 }
 
-function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest'> {
+function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'outputFile'> {
   return {
     manifest: env.WEBSITES_SYNC_MANIFEST || './websites.yaml',
     baseUrl: env.WEBSITES_SYNC_BASE_URL || undefined,
@@ -111,7 +137,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest'> {
 
 type Values = ReturnType<typeof parse>['values'];
 
-function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Config {
+function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Config, 'outputFile'> {
   const base = defaults(env);
   if (v.help) return { ...base, command: 'help', rest: [] };
   if (v.version) return { ...base, command: 'version', rest: [] };

@@ -5,7 +5,12 @@ Usage:
   websites-sync --dry-run             observe mode: a daemon that only logs its plans
   websites-sync --once                reconcile once and exit
   websites-sync --once --dry-run      print the plan, change nothing
+  websites-sync --once --dry-run --out FILE
+                                      also save the plan for review (JSON, no secret)
+  websites-sync --once --plan FILE    apply exactly that saved plan, unless it is stale
   websites-sync validate              check the manifest offline (no network, no key needed)
+  websites-sync export [-o FILE]      write a manifest of the account as it is now (onboarding);
+                                      an existing FILE is replaced only with --force
   websites-sync simulator [--port N]  run the local simulator of the service (see --help there)
 
 Options:
@@ -22,6 +27,9 @@ Options:
       --prune                allow deletes (as prune: true in the manifest)
       --force                override the mass-delete guard
   -o, --output FORMAT        plan format on stdout: text, json or markdown (default text)
+      --out FILE             with --dry-run: also save the plan (JSON, no secret) for --plan
+      --plan FILE            apply exactly this saved plan; exit 1 ("stale plan") if the account,
+                             the manifest or a password changed since it was saved
       --detailed-exitcode    with --dry-run: exit 2 when there are changes
       --listen HOST:PORT     daemon: /healthz, /readyz and /metrics (WEBSITES_SYNC_LISTEN)
       --timeout DURATION     per request: connect, headers and body (default 30s)
@@ -32,5 +40,6 @@ Options:
   -V, --version              the version
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
-operations); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by the mass-delete guard.
+operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by
+the mass-delete guard.
 `;

@@ -1,5 +1,5 @@
-import type { ApplyResult } from '../apply/index.js';
-import { type Plan, renderText, toJsonPlan } from '../plan/index.js';
+import type { ApplyResult, Outcome } from '../apply/index.js';
+import { escapeMarkdown, type Plan, renderMarkdown, renderText, toJsonPlan } from '../plan/index.js';
 import type { OutputFormat } from './args.js';
 
 // What goes to stdout: the plan in the chosen format, then (after an apply) what happened.
@@ -23,6 +23,12 @@ export function renderReport(report: RunReport, format: OutputFormat, color: boo
     };
     return `${JSON.stringify(json, null, 2)}\n`;
   }
+  if (format === 'markdown') {
+    let markdown = renderMarkdown(report.plan);
+    if (report.refused) markdown += `\n> [!CAUTION]\n> **Refused:** ${escapeMarkdown(report.refused)}\n`;
+    if (report.applied) markdown += `\n${resultMarkdown(report.applied)}`;
+    return markdown;
+  }
   let text = renderText(report.plan, { color });
   if (report.refused) text += `\nRefused: ${report.refused}\n`;
   if (report.applied) text += `\n${resultText(report.applied)}`;
@@ -37,15 +43,27 @@ function resultJson(applied: ApplyResult) {
 }
 
 export function resultText(applied: ApplyResult): string {
+  const lines = unsuccessful(applied).map((o) => `  ✗ ${o.action} ${o.domain}: ${whyNot(o)}`);
+  return `${[resultHead(applied), ...lines].join('\n')}\n`;
+}
+
+function resultMarkdown(applied: ApplyResult): string {
+  const lines = unsuccessful(applied).map(
+    (o) => `- ✗ ${o.action} **${escapeMarkdown(o.domain)}**: ${escapeMarkdown(whyNot(o))}`,
+  );
+  return `${[`**${resultHead(applied)}**`, ...(lines.length > 0 ? ['', ...lines] : [])].join('\n')}\n`;
+}
+
+function resultHead(applied: ApplyResult): string {
   const count = (...results: string[]) => applied.outcomes.filter((o) => results.includes(o.result)).length;
-  const lines = applied.outcomes
-    .filter((o) => o.result === 'failed' || o.result === 'skipped')
-    .map(
-      (o) =>
-        `  ✗ ${o.action} ${o.domain}: ${o.result === 'skipped' ? 'not attempted (the run stopped)' : o.error}`,
-    );
   const summary = `${count('created', 'adopted')} created, ${count('updated')} updated, ${count('deleted', 'already-gone')} deleted, ${applied.failed} failed`;
-  const head =
-    applied.failed > 0 ? `Apply finished with failures: ${summary}.` : `Apply complete: ${summary}.`;
-  return `${[head, ...lines].join('\n')}\n`;
+  return applied.failed > 0 ? `Apply finished with failures: ${summary}.` : `Apply complete: ${summary}.`;
+}
+
+function unsuccessful(applied: ApplyResult): Outcome[] {
+  return applied.outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped');
+}
+
+function whyNot(outcome: Outcome): string {
+  return outcome.result === 'skipped' ? 'not attempted (the run stopped)' : (outcome.error ?? 'failed');
 }

@@ -2,6 +2,7 @@ import { AuthError, ServiceError } from '../service/errors.js';
 import { runSimulatorCommand } from '../simulator/cli.js';
 import { parseConfig } from './args.js';
 import { runDaemon } from './commands/daemon.js';
+import { runExport } from './commands/export.js';
 import { runOnce } from './commands/once.js';
 import { runValidate } from './commands/validate.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
@@ -30,7 +31,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'simulator':
         return await runSimulatorCommand(config.rest);
       case 'export':
-        throw new UsageError('export is not available yet');
+        return await runExport(config, io);
       case 'sync':
         // Without --once: the daemon; with --dry-run it is observe mode (logs every plan, changes nothing).
         if (!config.once) return await runDaemon(config, io);

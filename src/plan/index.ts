@@ -1,6 +1,12 @@
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard } from './guard.js';
 export { websiteKey } from './identity.js';
-export { FORMAT_VERSION, type JsonPlan, toJsonPlan } from './render-json.js';
+export { FORMAT_VERSION, type JsonChange, type JsonPlan, toJsonPlan } from './render-json.js';
+export {
+  codeSpan,
+  escapeMarkdown,
+  RISK_MARK,
+  renderMarkdown,
+} from './render-markdown.js';
 export { renderText, summaryLine } from './render-text.js';
 export * from './types.js';

@@ -59,7 +59,8 @@ export function show(value: Shown): string {
   return String(value);
 }
 
-function preview(domains: string[]): string {
+/** The first few domains of a long list, and how many more there are. */
+export function preview(domains: string[]): string {
   const shown = domains.slice(0, 5).join(', ');
   return domains.length > 5 ? `${shown}, … (+${domains.length - 5})` : shown;
 }

@@ -24,6 +24,11 @@ export const RISK_LABELS: Record<Risk, string> = {
   'bot-exclusion-off': 'bot exclusion turned off',
 };
 
+/** The changes that carry at least one risk, in plan order. */
+export function riskyChanges(plan: Plan): Change[] {
+  return plan.changes.filter((change) => change.risks.length > 0);
+}
+
 interface ChangeBase {
   domain: string;
   fields: FieldChange[];

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan } from '../apply/index.js';
-import type { DesiredState } from '../model.js';
+import type { DesiredState, RemoteWebsite } from '../model.js';
 import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
+import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/client.js';
-import { loadState, saveState } from '../state/index.js';
+import { loadState, type StateData, saveState } from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -21,6 +22,11 @@ export interface ReconcileOptions {
   concurrency: number;
   logger: Logger;
   signal?: AbortSignal;
+  /**
+   * `--plan`: execute exactly this saved plan instead of a fresh one, and only if nothing it depends on
+   * changed (`prune` is then the saved plan's; its `force` adds to this one's).
+   */
+  saved?: { file: SavedPlanFile; version: string };
 }
 
 export interface ReconcileResult {
@@ -29,37 +35,71 @@ export interface ReconcileResult {
   refused?: string;
   /** Absent on a dry run or a refusal. */
   applied?: ApplyResult;
+  /** The listing the plan was computed from (absent when the run stopped before listing). */
+  current?: RemoteWebsite[];
+  /** Why the saved plan no longer applies; nothing was applied. */
+  stale?: string[];
 }
 
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
-  const { logger } = options;
+  const { logger, saved } = options;
+  if (saved) {
+    // Another service or tool version: stop before sending anything, the key included.
+    const mismatch = targetMismatch(saved.file, { baseUrl: options.baseUrl, version: saved.version });
+    if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
+  }
+  const state = await readState(options);
+  const current = await options.service.listWebsites();
+  logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
+  const { plan, stale, force } = planFrom(options, current, state);
+  plan.warnings.push(...options.warnings);
+  logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
+  if (stale.length > 0) return { plan, current, stale };
+
+  const refused = force
+    ? undefined
+    : checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty });
+  if (refused) return { plan, current, refused };
+  if (options.dryRun || plan.changes.length === 0) return { plan, current };
+
+  const applied = await applyPlan(plan, {
+    service: options.service,
+    state,
+    concurrency: options.concurrency,
+    logger: logger.child({ stage: 'apply' }),
+    persist: () => saveState(options.statePath, state),
+    signal: options.signal,
+  });
+  return { plan, current, applied };
+}
+
+async function readState(options: ReconcileOptions): Promise<StateData> {
   const loaded = await loadState(options.statePath, options.baseUrl);
   if (loaded.discarded) {
-    logger.info(
+    options.logger.info(
       { stage: 'state', path: options.statePath, reason: loaded.discarded },
       'write-only fields will be resent once',
     );
   }
-  const current = await options.service.listWebsites();
-  logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
-  const plan = computePlan({ desired: options.desired, current, state: loaded.state, prune: options.prune });
-  plan.warnings.push(...options.warnings);
-  logger.info({ stage: 'plan', ...summarise(plan) }, 'plan computed');
+  return loaded.state;
+}
 
-  const refused = options.force
-    ? undefined
-    : checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty });
-  if (refused) return { plan, refused };
-  if (options.dryRun || plan.changes.length === 0) return { plan };
-
-  const persist = () => saveState(options.statePath, loaded.state);
-  const applied = await applyPlan(plan, {
-    service: options.service,
-    state: loaded.state,
-    concurrency: options.concurrency,
-    logger: logger.child({ stage: 'apply' }),
-    persist,
-    signal: options.signal,
-  });
-  return { plan, applied };
+function planFrom(
+  options: ReconcileOptions,
+  current: RemoteWebsite[],
+  state: StateData,
+): { plan: Plan; stale: string[]; force: boolean } {
+  const { desired, saved } = options;
+  if (!saved) {
+    return {
+      plan: computePlan({ desired, current, state, prune: options.prune }),
+      stale: [],
+      force: options.force,
+    };
+  }
+  return {
+    plan: planFromSaved(saved.file, desired, current.length),
+    stale: staleReasons(saved.file, { desired, current, state }),
+    force: options.force || saved.file.saved_plan.force,
+  };
 }

@@ -1,18 +1,28 @@
+import type { DesiredState } from '../../model.js';
 import { connect } from '../../reconcile/connect.js';
-import { reconcile } from '../../reconcile/reconcile.js';
+import { type ReconcileResult, reconcile } from '../../reconcile/reconcile.js';
+import {
+  buildSavedPlan,
+  newSalt,
+  readSavedPlan,
+  type SavedPlanFile,
+  writeSavedPlan,
+} from '../../saved-plan/index.js';
 import { type Config, requireService } from '../args.js';
-import { EXIT } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { loadOrExit } from '../load.js';
 import { createLogger } from '../logger.js';
 import { renderReport, useColor } from '../output.js';
 import type { Io } from '../run.js';
 import { VERSION } from '../version.js';
 
-/** `--once` and `--once --dry-run`: one reconcile, then an exit status. */
+/** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
 export async function runOnce(config: Config, io: Io): Promise<number> {
+  checkPlanOptions(config);
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
   const { baseUrl, apiKey } = requireService(config);
+  const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
   const logger = createLogger({ level: config.logLevel });
   const client = connect({
     baseUrl,
@@ -22,28 +32,100 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
     concurrency: config.concurrency,
   });
   try {
+    const prune = config.prune || desired.prune;
     const result = await reconcile({
       desired,
       warnings,
       service: client.service,
       baseUrl,
       statePath: config.stateFile,
-      prune: config.prune || desired.prune,
+      prune,
       force: config.force,
       dryRun: config.dryRun,
       concurrency: config.concurrency,
       logger,
+      ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
     });
-    io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
-    if (result.refused) {
-      io.stderr.write(`websites-sync: refused: ${result.refused}\n`);
-      return EXIT.refused;
+    if (result.stale) {
+      io.stderr.write(staleMessage(config.plan ?? '', result.stale));
+      return EXIT.error;
     }
-    if (result.applied?.authError) throw result.applied.authError;
-    if (result.applied && result.applied.failed > 0) return EXIT.error;
-    if (config.dryRun && config.detailedExitcode && result.plan.changes.length > 0) return EXIT.changes;
-    return EXIT.ok;
+    io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
+    await saveIfAsked(config.out, { result, desired, baseUrl, prune, force: config.force }, io);
+    return exitCode(config, result, io);
   } finally {
     await client.close();
   }
+}
+
+function exitCode(config: Config, result: ReconcileResult, io: Io): number {
+  if (result.refused) {
+    io.stderr.write(`websites-sync: refused: ${result.refused}\n`);
+    return EXIT.refused;
+  }
+  if (result.applied?.authError) throw result.applied.authError;
+  if (result.applied && result.applied.failed > 0) return EXIT.error;
+  if (config.dryRun && config.detailedExitcode && result.plan.changes.length > 0) return EXIT.changes;
+  return EXIT.ok;
+}
+
+/** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
+function checkPlanOptions(config: Config): void {
+  if (config.out !== undefined && !config.dryRun) {
+    throw new UsageError(
+      '--out: only with --dry-run (it saves the plan for review); to apply a saved plan, use --plan FILE',
+    );
+  }
+  if (config.out !== undefined && config.plan !== undefined) {
+    throw new UsageError('--out and --plan: choose one; --plan applies a plan saved earlier with --out');
+  }
+}
+
+async function readPlanFile(path: string): Promise<SavedPlanFile> {
+  const read = await readSavedPlan(path);
+  if ('error' in read) throw new UsageError(`--plan: ${path}: ${read.error}`);
+  return read.file;
+}
+
+interface SaveContext {
+  result: ReconcileResult;
+  desired: DesiredState;
+  baseUrl: string;
+  prune: boolean;
+  force: boolean;
+}
+
+/** `--out`: the plan and what it depends on; not a plan the guard refused. */
+async function saveIfAsked(path: string | undefined, context: SaveContext, io: Io): Promise<void> {
+  if (path === undefined) return;
+  if (context.result.refused) {
+    io.stderr.write(`The plan was not saved to ${path}: it would be refused; add --force to save it.\n`);
+    return;
+  }
+  const { result, desired, baseUrl, prune, force } = context;
+  const file = buildSavedPlan({
+    plan: result.plan,
+    desired,
+    current: result.current ?? [],
+    baseUrl,
+    version: VERSION,
+    prune,
+    force,
+    salt: newSalt(),
+    now: new Date(),
+  });
+  await writeSavedPlan(path, file).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
+  });
+  // stderr: stdout carries the plan, possibly as JSON for a machine.
+  io.stderr.write(`Saved the plan to ${path}; apply exactly it with: websites-sync --once --plan ${path}\n`);
+}
+
+function staleMessage(path: string, reasons: string[]): string {
+  return [
+    `stale plan: ${path} no longer matches what it was computed from; nothing was changed.`,
+    ...reasons.map((reason) => `  - ${reason}`),
+    `Plan again with --once --dry-run --out ${path}, review, then apply the new plan.`,
+    '',
+  ].join('\n');
 }

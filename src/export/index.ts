@@ -1,0 +1,1 @@
+export { type ExportedManifest, type ExportOptions, exportManifest, passwordVariables } from './manifest.js';

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import type { DesiredState, RemoteWebsite } from '../model.js';
+import { type Change, type Plan, SENSITIVE, toJsonPlan, websiteKey } from '../plan/index.js';
+import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
+import {
+  SAVED_PLAN_VERSION,
+  type SavedOperation,
+  type SavedPlanFile,
+  type SavedRecord,
+  type SavedSend,
+} from './format.js';
+
+export interface SaveInput {
+  plan: Plan;
+  desired: DesiredState;
+  /** The listing the plan was computed from. */
+  current: readonly RemoteWebsite[];
+  baseUrl: string;
+  version: string;
+  prune: boolean;
+  force: boolean;
+  salt: string;
+  now: Date;
+}
+
+/** A fresh random salt for a plan's password HMACs. */
+export function newSalt(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** Pure: the plan and everything it depends on, without any secret. */
+export function buildSavedPlan(input: SaveInput): SavedPlanFile {
+  const { plan, desired, current } = input;
+  const byId = new Map(current.map((record) => [record.id, record]));
+  const records: Record<string, SavedRecord> = {};
+  for (const change of plan.changes) {
+    const record = change.kind === 'create' ? undefined : byId.get(change.id);
+    if (record) records[String(record.id)] = { domain: record.domain, sha256: recordHash(record) };
+  }
+  const deletes = plan.changes.filter((c) => c.kind === 'delete');
+  return {
+    ...toJsonPlan(plan),
+    saved_plan: {
+      version: SAVED_PLAN_VERSION,
+      tool_version: input.version,
+      created_at: input.now.toISOString(),
+      base_url: input.baseUrl,
+      manifest: desired.file,
+      prune: input.prune,
+      force: input.force,
+      salt: input.salt,
+      desired: { ...desiredHashes(desired), passwords: passwordHmacs(desired, input.salt) },
+      remote: {
+        records,
+        absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
+        // With prune on, every unlisted and non-ignored website is a delete: the deletes are that set.
+        unlisted: deletes.length > 0 ? deletes.map((c) => websiteKey(c.domain)).sort() : null,
+      },
+      operations: plan.changes.map(toOperation),
+    },
+  };
+}
+
+function toOperation(change: Change): SavedOperation {
+  if (change.kind === 'delete') return { action: 'delete', id: change.id, domain: change.domain, send: null };
+  // The password is taken out of `send` here, the one place a plan is serialised with its operations.
+  const { password, ...settings } = change.send;
+  const send: SavedSend = { ...settings, ...(password === undefined ? {} : { password: SENSITIVE }) };
+  return {
+    action: change.kind,
+    id: change.kind === 'create' ? null : change.id,
+    domain: change.domain,
+    send,
+  };
+}

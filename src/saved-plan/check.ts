@@ -1,0 +1,111 @@
+import type { DesiredState, RemoteWebsite } from '../model.js';
+import { computePlan, websiteKey } from '../plan/index.js';
+import type { StateData } from '../state/index.js';
+import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
+import type { SavedPlanFile, SavedPlanMeta } from './format.js';
+
+// Whether a saved plan still applies. It depends on: the service it was made for and the tool that
+// made it; the manifest's canonical content and the passwords it resolves to; the records its updates
+// and deletes act on; the absence of the websites it creates; and, when it deletes, the set of unlisted
+// websites (a new one would be deleted by a fresh plan but not by this one). Every reason is returned,
+// so one refusal says everything that changed.
+
+export interface TargetContext {
+  baseUrl: string;
+  version: string;
+}
+
+/** Checked before any request: a plan for another service or tool version is never even compared. */
+export function targetMismatch(file: SavedPlanFile, context: TargetContext): string[] {
+  const meta = file.saved_plan;
+  const reasons: string[] = [];
+  if (meta.base_url !== context.baseUrl) {
+    reasons.push(`the plan was made for ${meta.base_url}, not ${context.baseUrl} (the base URL differs)`);
+  }
+  if (meta.tool_version !== context.version) {
+    reasons.push(
+      `the plan was made by websites-sync ${meta.tool_version}, this is ${context.version}; plan again with this version`,
+    );
+  }
+  return reasons;
+}
+
+export interface StaleContext {
+  desired: DesiredState;
+  current: readonly RemoteWebsite[];
+  state: StateData;
+}
+
+export function staleReasons(file: SavedPlanFile, context: StaleContext): string[] {
+  const meta = file.saved_plan;
+  return [
+    ...manifestReasons(meta, context.desired),
+    ...passwordReasons(meta, context.desired),
+    ...recordReasons(meta, context.current),
+    ...appearedReasons(meta, context),
+  ];
+}
+
+function manifestReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
+  const now = desiredHashes(desired);
+  if (now.sha256 === meta.desired.sha256) return [];
+  const saved = meta.desired.websites;
+  const parts = [
+    ...Object.keys(now.websites)
+      .filter((d) => saved[d] === undefined)
+      .map((d) => `${d} added`),
+    ...Object.keys(saved)
+      .filter((d) => now.websites[d] === undefined)
+      .map((d) => `${d} removed`),
+    ...Object.keys(saved)
+      .filter((d) => now.websites[d] !== undefined && now.websites[d] !== saved[d])
+      .map((d) => `${d} changed`),
+  ];
+  const what = parts.length > 0 ? parts.join(', ') : 'prune or ignore changed';
+  return [`the manifest changed since the plan: ${what}`];
+}
+
+/** Only passwords both sides have: one appearing or vanishing is a manifest change, reported above. */
+function passwordReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
+  const now = passwordHmacs(desired, meta.salt);
+  return Object.entries(meta.desired.passwords)
+    .filter(([domain, hmac]) => now[domain] !== undefined && now[domain] !== hmac)
+    .map(([domain]) => `the password of ${domain} in the environment differs from the planned one`);
+}
+
+function recordReasons(meta: SavedPlanMeta, current: readonly RemoteWebsite[]): string[] {
+  const byId = new Map(current.map((record) => [String(record.id), record]));
+  return Object.entries(meta.remote.records).flatMap(([id, saved]) => {
+    const record = byId.get(id);
+    if (!record) return [`remote website ${saved.domain} (id ${id}) was deleted since the plan`];
+    if (recordHash(record) !== saved.sha256) {
+      return [`remote website ${saved.domain} (id ${id}) changed since the plan`];
+    }
+    return [];
+  });
+}
+
+function appearedReasons(meta: SavedPlanMeta, { desired, current, state }: StaleContext): string[] {
+  const byKey = new Map(current.map((record) => [websiteKey(record.domain), record]));
+  const reasons = meta.remote.absent.flatMap((domain) => {
+    const record = byKey.get(domain);
+    return record
+      ? [`remote website ${domain} (id ${record.id}) appeared since the plan, which creates it`]
+      : [];
+  });
+  if (meta.remote.unlisted === null) return reasons;
+  // A pruning plan deletes exactly the unlisted, non-ignored websites: a fresh one says which those are now.
+  const planned = new Set(meta.remote.unlisted);
+  const unlisted = computePlan({ desired, current, state, prune: true }).changes.filter(
+    (change) => change.kind === 'delete',
+  );
+  for (const change of unlisted) {
+    const key = websiteKey(change.domain);
+    // One the manifest listed when the plan was made is a manifest change, reported as such.
+    if (planned.has(key) || meta.desired.websites[key] !== undefined) continue;
+    reasons.push(
+      `remote website ${change.domain} (id ${change.id}) appeared since the plan and is not in the manifest (a fresh plan would delete it too)`,
+    );
+  }
+  return reasons;
+}

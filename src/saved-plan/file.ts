@@ -1,0 +1,17 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseSavedPlan, type SavedPlanFile } from './format.js';
+
+/** The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan). */
+export async function readSavedPlan(path: string): Promise<{ file: SavedPlanFile } | { error: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  return parseSavedPlan(text);
+}
+
+export async function writeSavedPlan(path: string, file: SavedPlanFile): Promise<void> {
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import type { DesiredState, DesiredWebsite, RemoteWebsite } from '../model.js';
+import { fingerprint } from '../state/index.js';
+
+// What a saved plan remembers of its inputs, as hashes. Records and the desired state hold no secret,
+// so a plain SHA-256 of a canonical JSON form is enough; passwords get an HMAC keyed by the plan's salt.
+
+function sha256(value: unknown): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(value)).digest('hex')}`;
+}
+
+/** A remote record as listed; a field the service did not return counts as null. */
+export function recordHash(record: RemoteWebsite): string {
+  return sha256([
+    record.id,
+    record.domain,
+    record.privacy ?? null,
+    record.email ?? null,
+    record.exclude_bots ?? null,
+    record.exclude_params ?? null,
+    record.exclude_ips ?? null,
+    record.hasPassword ?? null,
+  ]);
+}
+
+/** A listed website's declaration; where it sits in the file does not count, nor the password's value. */
+function websiteHash(website: DesiredWebsite): string {
+  return sha256([
+    website.domain,
+    website.privacy,
+    website.email,
+    website.exclude_bots,
+    website.exclude_params,
+    website.exclude_ips,
+    website.password !== undefined,
+  ]);
+}
+
+export interface DesiredHashes {
+  sha256: string;
+  websites: Record<string, string>;
+}
+
+/** The canonical desired state: comments, order, spelling and `${…}` references make no difference. */
+export function desiredHashes(desired: DesiredState): DesiredHashes {
+  const websites = Object.fromEntries(
+    [...desired.websites]
+      .sort((a, b) => a.domain.localeCompare(b.domain))
+      .map((website) => [website.domain, websiteHash(website)]),
+  );
+  const ignore = [...desired.ignore].sort();
+  return { sha256: sha256({ prune: desired.prune, ignore, websites }), websites };
+}
+
+/**
+ * HMAC of each password the manifest resolves to. The domain is part of the input, so two websites
+ * sharing a password do not show it.
+ */
+export function passwordHmacs(desired: DesiredState, salt: string): Record<string, string> {
+  return Object.fromEntries(
+    desired.websites.flatMap((website) =>
+      website.password === undefined
+        ? []
+        : [[website.domain, fingerprint({ salt }, 'password', [website.domain, website.password])]],
+    ),
+  );
+}

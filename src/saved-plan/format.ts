@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import type { WebsiteSettings } from '../model.js';
+import { type JsonPlan, SENSITIVE } from '../plan/index.js';
+
+// A saved plan (`--out`) is the JSON plan of `--output json`, plus a `saved_plan` section with what it
+// was computed from and the exact operations. It holds no secret: passwords only as an HMAC keyed by
+// the file's own random salt, and `"(sensitive)"` where an operation sends one.
+
+export const SAVED_PLAN_VERSION = 1;
+
+/** What one operation sends: the settings as the service takes them; the password never in clear. */
+export type SavedSend = Partial<WebsiteSettings> & { password?: typeof SENSITIVE };
+
+export interface SavedOperation {
+  action: 'create' | 'update' | 'delete';
+  id: number | null;
+  domain: string;
+  /** Null for a delete. */
+  send: SavedSend | null;
+}
+
+export interface SavedRecord {
+  domain: string;
+  /** SHA-256 of the record as listed (its readable settings). */
+  sha256: string;
+}
+
+export interface SavedPlanMeta {
+  version: typeof SAVED_PLAN_VERSION;
+  tool_version: string;
+  created_at: string;
+  base_url: string;
+  /** The manifest as given on the command line, for messages only: its content is what counts. */
+  manifest: string;
+  /** Deletes allowed when the plan was made (manifest `prune:` or `--prune`). */
+  prune: boolean;
+  /** The plan was made with `--force`: the mass-delete guard was overridden when it was reviewed. */
+  force: boolean;
+  /** Random, per file: keys the password HMACs so they cannot be compared across files. */
+  salt: string;
+  desired: {
+    /** SHA-256 of the canonical desired state (passwords only as "set"). */
+    sha256: string;
+    /** Per listed domain, to say which website's declaration changed. */
+    websites: Record<string, string>;
+    /** Per domain with a password: HMAC-SHA256(salt) of the password read from the environment. */
+    passwords: Record<string, string>;
+  };
+  remote: {
+    /** The records updates and deletes act on, by id: each must be unchanged. */
+    records: Record<string, SavedRecord>;
+    /** Domains the plan creates: each must still be absent. */
+    absent: string[];
+    /** With deletes: every unlisted, non-ignored website; none may have appeared since. */
+    unlisted: string[] | null;
+  };
+  /** Aligned with `changes`: the same order, one per change. */
+  operations: SavedOperation[];
+}
+
+export interface SavedPlanFile extends JsonPlan {
+  saved_plan: SavedPlanMeta;
+}
+
+const shown = z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.null()]);
+const writableField = z.enum([
+  'privacy',
+  'email',
+  'exclude_bots',
+  'exclude_params',
+  'exclude_ips',
+  'password',
+]);
+const risk = z.enum(['delete', 'privacy-public', 'password-removed', 'bot-exclusion-off']);
+const action = z.enum(['create', 'update', 'delete']);
+
+const sendSchema = z.strictObject({
+  privacy: z.literal([0, 1, 2]).optional(),
+  email: z.boolean().optional(),
+  exclude_bots: z.boolean().optional(),
+  exclude_params: z.array(z.string()).optional(),
+  exclude_ips: z.array(z.string()).optional(),
+  password: z.literal(SENSITIVE).optional(),
+});
+
+const metaSchema = z.object({
+  version: z.literal(SAVED_PLAN_VERSION),
+  tool_version: z.string(),
+  created_at: z.string(),
+  base_url: z.string(),
+  manifest: z.string(),
+  prune: z.boolean(),
+  force: z.boolean(),
+  salt: z.string().min(16),
+  desired: z.object({
+    sha256: z.string(),
+    websites: z.record(z.string(), z.string()),
+    passwords: z.record(z.string(), z.string()),
+  }),
+  remote: z.object({
+    records: z.record(z.string(), z.object({ domain: z.string(), sha256: z.string() })),
+    absent: z.array(z.string()),
+    unlisted: z.array(z.string()).nullable(),
+  }),
+  operations: z.array(
+    z.object({
+      action,
+      id: z.number().int().nullable(),
+      domain: z.string(),
+      send: sendSchema.nullable(),
+    }),
+  ),
+});
+
+const fileSchema = z.object({
+  format_version: z.literal(1),
+  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), unchanged: z.number() }),
+  changes: z.array(
+    z.object({
+      action,
+      id: z.number().int().nullable(),
+      domain: z.string(),
+      fields: z.partialRecord(writableField, z.object({ from: shown, to: shown })),
+      risks: z.array(risk),
+      risky: z.boolean(),
+    }),
+  ),
+  warnings: z.array(z.string()),
+  ignored: z.array(z.string()),
+  unmanaged: z.array(z.string()),
+  saved_plan: metaSchema,
+});
+
+/** The file's content checked, or why it is not a saved plan this version can apply. */
+export function parseSavedPlan(text: string): { file: SavedPlanFile } | { error: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { error: `not JSON (${(error as Error).message})` };
+  }
+  if (typeof data === 'object' && data !== null && !('saved_plan' in data)) {
+    return { error: 'a JSON plan without "saved_plan": write one with --once --dry-run --out FILE' };
+  }
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return {
+      error: `not a saved plan of format ${SAVED_PLAN_VERSION} (${issue?.path.join('.')}: ${issue?.message})`,
+    };
+  }
+  const file = parsed.data as SavedPlanFile;
+  const misaligned = file.saved_plan.operations.some((op, i) => {
+    const change = file.changes[i];
+    return change?.domain !== op.domain || change.action !== op.action || change.id !== op.id;
+  });
+  if (misaligned || file.saved_plan.operations.length !== file.changes.length) {
+    return { error: 'its operations do not match its changes (edited by hand?)' };
+  }
+  return { file };
+}

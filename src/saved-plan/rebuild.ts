@@ -1,0 +1,42 @@
+import type { DesiredState, WebsiteWrite, WritableField } from '../model.js';
+import type { Change, FieldChange, JsonChange, Plan } from '../plan/index.js';
+import type { SavedOperation, SavedPlanFile, SavedSend } from './format.js';
+
+/**
+ * The saved operations as a Plan that apply can execute: exactly what was saved, with each password
+ * taken from the environment (through the manifest). Only call it on a plan that is not stale: then
+ * the password's HMAC matches the one planned.
+ */
+export function planFromSaved(file: SavedPlanFile, desired: DesiredState, accountSize: number): Plan {
+  const passwords = new Map(desired.websites.map((w) => [w.domain, w.password]));
+  const changes = file.saved_plan.operations.map((op, index) => {
+    // parseSavedPlan checked that changes and operations are aligned.
+    const shown = file.changes[index]!;
+    return toChange(op, shown, passwords.get(op.domain));
+  });
+  return {
+    changes,
+    unchanged: file.summary.unchanged,
+    ignored: [...file.ignored],
+    unmanaged: [...file.unmanaged],
+    accountSize,
+    warnings: [],
+  };
+}
+
+function toChange(op: SavedOperation, shown: JsonChange, password: string | undefined): Change {
+  const fields = Object.entries(shown.fields).map(
+    ([field, { from, to }]): FieldChange => ({ field: field as WritableField, from, to }),
+  );
+  const base = { domain: op.domain, fields, risks: [...shown.risks] };
+  if (op.action === 'delete') return { kind: 'delete', id: op.id!, ...base };
+  const send = toWrite(op.send ?? {}, password);
+  return op.action === 'create'
+    ? { kind: 'create', send, ...base }
+    : { kind: 'update', id: op.id!, send, ...base };
+}
+
+function toWrite(saved: SavedSend, password: string | undefined): WebsiteWrite {
+  const { password: marker, ...settings } = saved;
+  return { ...settings, ...(marker !== undefined && password !== undefined ? { password } : {}) };
+}

@@ -1,0 +1,279 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type SeedWebsite, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli } from '../helpers/cli.js';
+
+// The review workflow through the built binary: markdown plans, saved plans applied exactly or refused
+// as stale, and export for onboarding. Every run is a real process against the in-process simulator.
+
+const KEY = 'review-e2e-api-key-31c9';
+const PASSWORD = 'review-e2e-password-8d2f';
+const SEED: SeedWebsite[] = [
+  { domain: 'keep.example.com' },
+  { domain: 'edit.example.com' },
+  { domain: 'old.example.com' },
+];
+const CONVERGED =
+  'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: edit.example.com\n  - domain: old.example.com\n';
+const REVIEWED = `version: 1
+prune: true
+websites:
+  - domain: keep.example.com
+  - domain: edit.example.com
+    email: true
+  - domain: shop.example.com
+    privacy: password
+    password: \${SHOP_PASSWORD}
+`;
+
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+async function start(websites: SeedWebsite[]): Promise<void> {
+  simulator = await startSimulator({ apiKey: KEY, websites });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-review-'));
+  env = {
+    WEBSITES_SYNC_BASE_URL: simulator.url,
+    WEBSITES_SYNC_API_KEY: KEY,
+    WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
+    WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
+    WEBSITES_SYNC_LOG_LEVEL: 'warn',
+    SHOP_PASSWORD: PASSWORD,
+  };
+}
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+function writes(): string[] {
+  return simulator.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+}
+
+function idOf(domain: string): number {
+  const website = simulator.listWebsites().find((w) => w.domain === domain);
+  if (!website) throw new Error(`no ${domain} on the simulator`);
+  return website.id;
+}
+
+describe('saved plans: --out, then --plan', () => {
+  let planFile: string;
+
+  beforeEach(async () => {
+    await start(SEED);
+    planFile = join(dir, 'plan.json');
+    // Converge first, so the state file knows the write-only fields and the plan holds only real changes.
+    await writeFile(env.WEBSITES_SYNC_MANIFEST as string, CONVERGED);
+    const converged = await runCli(['--once'], env);
+    expect(converged.code, converged.stderr).toBe(0);
+    await writeFile(env.WEBSITES_SYNC_MANIFEST as string, REVIEWED);
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stderr).toContain(`Saved the plan to ${planFile}`);
+    simulator.clearRequests();
+  });
+
+  it('saves the plan with what it depends on and no secret', async () => {
+    const text = await readFile(planFile, 'utf8');
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain(KEY);
+    const file = JSON.parse(text);
+    expect(file.summary).toEqual({ create: 1, update: 1, delete: 1, unchanged: 1 });
+    expect(file.saved_plan).toMatchObject({
+      version: 1,
+      base_url: simulator.url,
+      tool_version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      desired: {
+        sha256: expect.stringMatching(/^sha256:/),
+        passwords: { 'shop.example.com': expect.any(String) },
+      },
+      remote: { absent: ['shop.example.com'], unlisted: ['old.example.com'] },
+    });
+    expect(Object.keys(file.saved_plan.remote.records).sort()).toEqual(
+      [idOf('edit.example.com'), idOf('old.example.com')].map(String).sort(),
+    );
+  });
+
+  it('applies exactly the saved operations when nothing changed', async () => {
+    const [oldId, editId] = [idOf('old.example.com'), idOf('edit.example.com')];
+    const apply = await runCli(['--once', '--plan', planFile], env);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Apply complete: 1 created, 1 updated, 1 deleted, 0 failed.');
+    const sent = simulator.requests.filter((r) => r.method !== 'GET').map((r) => [r.method, r.path, r.body]);
+    expect(sent).toEqual([
+      ['DELETE', `/api/v1/websites/${oldId}`, undefined],
+      ['PATCH', `/api/v1/websites/${editId}`, { email: '1' }],
+      [
+        'POST',
+        '/api/v1/websites',
+        { domain: 'shop.example.com', privacy: '2', password: PASSWORD, email: '0', exclude_bots: '1' },
+      ],
+    ]);
+    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes.');
+    for (const output of [apply.stdout, apply.stderr]) expect(output).not.toContain(PASSWORD);
+  });
+
+  it.each<{ name: string; change: () => Promise<unknown> | unknown; reason: RegExp; password?: string }>([
+    {
+      name: 'a remote record it updates changed',
+      change: () => simulator.updateWebsite(idOf('edit.example.com'), { exclude_bots: false }),
+      reason: /remote website edit\.example\.com \(id \d+\) changed since the plan/,
+    },
+    {
+      name: 'a remote record it deletes was deleted',
+      change: () => simulator.deleteWebsite(idOf('old.example.com')),
+      reason: /remote website old\.example\.com \(id \d+\) was deleted since the plan/,
+    },
+    {
+      name: 'a website it creates appeared',
+      change: () => simulator.createWebsite({ domain: 'shop.example.com' }),
+      reason: /remote website shop\.example\.com \(id \d+\) appeared since the plan/,
+    },
+    {
+      name: 'the manifest changed',
+      change: () =>
+        writeFile(env.WEBSITES_SYNC_MANIFEST as string, REVIEWED.replace('email: true', 'email: false')),
+      reason: /the manifest changed since the plan: edit\.example\.com changed/,
+    },
+    {
+      name: 'the password in the environment differs from the planned one',
+      change: () => undefined,
+      password: 'a-different-password',
+      reason: /the password of shop\.example\.com in the environment differs from the planned one/,
+    },
+  ])('refuses with "stale plan" and no write when $name', async ({ change, reason, password }) => {
+    await change();
+    simulator.clearRequests();
+    const before = JSON.stringify(simulator.listWebsites());
+    const result = await runCli(['--once', '--plan', planFile], {
+      ...env,
+      SHOP_PASSWORD: password ?? PASSWORD,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^stale plan: /m);
+    expect(result.stderr).toMatch(reason);
+    expect(writes()).toEqual([]);
+    expect(JSON.stringify(simulator.listWebsites())).toBe(before);
+    expect(result.stderr).not.toContain('a-different-password');
+  });
+
+  it('refuses a plan made for another base URL before sending any request', async () => {
+    const result = await runCli(['--once', '--plan', planFile], {
+      ...env,
+      WEBSITES_SYNC_BASE_URL: simulator.url.replace('127.0.0.1', 'localhost'),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^stale plan: .*\n {2}- the plan was made for http:\/\/127\.0\.0\.1:\d+, not/m,
+    );
+    expect(simulator.requests).toEqual([]);
+  });
+
+  it('refuses a file that is not a saved plan, and --out without --dry-run', async () => {
+    await writeFile(join(dir, 'plain.json'), '{"format_version": 1, "changes": []}');
+    const notSaved = await runCli(['--once', '--plan', join(dir, 'plain.json')], env);
+    expect(notSaved.code).toBe(1);
+    expect(notSaved.stderr).toContain('without "saved_plan"');
+    const outWithoutDryRun = await runCli(['--once', '--out', planFile], env);
+    expect(outWithoutDryRun.code).toBe(1);
+    expect(outWithoutDryRun.stderr).toContain('--out: only with --dry-run');
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
+describe('--output markdown', () => {
+  it('prints a summary and a table per action, secrets masked', async () => {
+    await start(SEED);
+    await writeFile(env.WEBSITES_SYNC_MANIFEST as string, REVIEWED);
+    const result = await runCli(['--once', '--dry-run', '--output', 'markdown'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      '### websites-sync plan',
+      '',
+      '**Plan: 1 to create, 2 to update, 1 to delete, 0 unchanged.**',
+    ]);
+    expect(lines.filter((l) => l.startsWith('#### '))).toEqual([
+      '#### Delete (1)',
+      '#### Update (2)',
+      '#### Create (1)',
+    ]);
+    expect(result.stdout).toContain('> **Risky changes (1)**');
+    expect(result.stdout).toContain('password: (sensitive)');
+    expect(result.stdout).not.toContain(PASSWORD);
+  });
+});
+
+describe('websites-sync export', () => {
+  const ACCOUNT: SeedWebsite[] = [
+    { domain: 'example.com', privacy: 0, email: true },
+    { domain: 'shop.example.com', privacy: 2, password: 'the-current-shop-password' },
+    { domain: 'office.example.com', exclude_ips: ['203.0.113.7', '2001:db8::1'], exclude_bots: false },
+    { domain: 'plain.example.com' },
+  ];
+  const SHOP_VARIABLE = 'WEBSITES_SYNC_PASSWORD_SHOP_EXAMPLE_COM';
+
+  beforeEach(async () => {
+    await start(ACCOUNT);
+  });
+
+  it('writes a manifest that validates and plans no create and no delete, even with prune', async () => {
+    const file = join(dir, 'exported.yaml');
+    const exported = await runCli(['export', '-o', file], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain(SHOP_VARIABLE);
+    const text = await readFile(file, 'utf8');
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./websites.schema.json');
+    expect(text).toContain(`password: \${${SHOP_VARIABLE}}`);
+    expect(text).toContain('# The service never returns passwords');
+    expect(text).toContain('# exclude_params: not returned by the service, so not exported.');
+    expect(text).not.toContain('the-current-shop-password');
+
+    const withPassword = { ...env, [SHOP_VARIABLE]: 'the-current-shop-password' };
+    const validate = await runCli(['validate', '-f', file], { [SHOP_VARIABLE]: 'x' });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toContain('valid, 4 website(s)');
+
+    simulator.clearRequests();
+    const plan = await runCli(
+      ['--once', '--dry-run', '--prune', '--output', 'json', '-f', file],
+      withPassword,
+    );
+    expect(plan.code, plan.stderr).toBe(0);
+    const json = JSON.parse(plan.stdout);
+    expect(json.summary).toMatchObject({ create: 0, delete: 0 });
+    // Readable settings round-trip exactly: only what the service cannot show is (re)sent.
+    const fields = new Set(json.changes.flatMap((c: { fields: object }) => Object.keys(c.fields)));
+    expect([...fields].sort()).toEqual(['exclude_params', 'password']);
+    expect(writes()).toEqual([]);
+  });
+
+  it('prints to stdout without -o, and never replaces a file unless forced', async () => {
+    const stdout = await runCli(['export'], env);
+    expect(stdout.code).toBe(0);
+    expect(stdout.stdout).toContain(
+      '  - domain: office.example.com\n    exclude_bots: false\n    exclude_ips:',
+    );
+
+    const file = join(dir, 'websites.yaml');
+    await writeFile(file, 'version: 1\n');
+    const refused = await runCli(['export', '-o', file], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('exists; choose another file, or add --force');
+    expect(await readFile(file, 'utf8')).toBe('version: 1\n');
+    expect((await runCli(['export', '-o', file, '--force'], env)).code).toBe(0);
+    const withoutTime = (text: string) => text.replace(/ on \d{4}-\S+:$/m, '');
+    expect(withoutTime(await readFile(file, 'utf8'))).toBe(withoutTime(stdout.stdout));
+  });
+
+  it('needs a base URL and a key', async () => {
+    const result = await runCli(['export'], { ...env, WEBSITES_SYNC_API_KEY: '' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no API key');
+  });
+});
