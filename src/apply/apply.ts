@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { type RemoteWebsite, SERVICE_CREATE_DEFAULTS } from '../model.js';
-import type { Change, CreateChange, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
+import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
 import type { WebsiteService } from '../service/client.js';
 import { AuthError, ServiceError } from '../service/errors.js';
 import { forgetWebsite, type StateData } from '../state/index.js';
-import { createdSettings, recordWrite } from './record.js';
+import { createWebsite } from './create.js';
+import { recordWrite } from './record.js';
 
 export type OutcomeResult =
   | 'created'
@@ -58,32 +58,34 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
         outcomes.push(outcomeOf(change, 'skipped', change.kind === 'create' ? undefined : change.id));
         return;
       }
+      let outcome: Outcome;
       try {
-        const outcome = await applyChange(change, options);
-        outcomes.push(outcome);
-        log(options.logger, outcome);
+        outcome = await applyChange(change, options);
       } catch (error) {
         if (error instanceof AuthError) authError ??= error;
-        const outcome = failure(change, error);
-        outcomes.push(outcome);
-        log(options.logger, outcome);
+        outcome = failure(change, error);
       }
+      outcomes.push(outcome);
+      log(options.logger, outcome);
     };
     await Promise.all(changes.map((change) => limit(() => run(change))));
+    // After every phase, the run stopping on an auth error included: the state holds what was applied.
     await options.persist?.();
   }
   const failed = outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').length;
   return { outcomes, failed, authError };
 }
 
-function applyChange(change: Change, options: ApplyOptions): Promise<Outcome> {
+async function applyChange(change: Change, options: ApplyOptions): Promise<Outcome> {
   switch (change.kind) {
     case 'delete':
       return applyDelete(change, options);
     case 'update':
       return applyUpdate(change, options);
-    case 'create':
-      return applyCreate(change, options);
+    case 'create': {
+      const created = await createWebsite(change, options);
+      return outcomeOf(change, created.result, created.id);
+    }
   }
 }
 
@@ -97,57 +99,6 @@ async function applyUpdate(change: UpdateChange, { service, state, logger }: App
   const record = await service.updateWebsite(change.id, change.send);
   recordWrite(state, record, change.send, logger);
   return outcomeOf(change, 'updated', record.id);
-}
-
-/** A store is never retried blindly: after any doubt, the domain is looked up first. */
-async function applyCreate(change: CreateChange, options: ApplyOptions): Promise<Outcome> {
-  const { service, state, logger } = options;
-  const full = createdSettings(change.send, SERVICE_CREATE_DEFAULTS);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const record = await service.createWebsite(change.domain, change.send);
-      recordWrite(state, record, full, logger);
-      return outcomeOf(change, 'created', record.id);
-    } catch (error) {
-      if (!(error instanceof ServiceError) || error instanceof AuthError) throw error;
-      if (isDomainTaken(error)) return adoptTaken(change, options);
-      if (!error.ambiguous || attempt >= 3) throw error;
-      const found = await service.findWebsite(change.domain);
-      if (found) {
-        // Our store was committed and only its answer was lost: the website holds what we sent.
-        recordWrite(state, found, full, logger);
-        return outcomeOf(change, 'created', found.id);
-      }
-      logger.warn(
-        { domain: change.domain, attempt, err: error.message },
-        'store failed before taking effect; retrying',
-      );
-    }
-  }
-}
-
-/** "Already taken": ours (a website the listing missed) is adopted and updated; another account's fails. */
-async function adoptTaken(change: CreateChange, options: ApplyOptions): Promise<Outcome> {
-  const { service, state, logger } = options;
-  const found: RemoteWebsite | undefined = await service.findWebsite(change.domain);
-  if (!found) {
-    throw new ServiceError(
-      `${change.domain} belongs to another account of the service; it cannot be added here`,
-      {
-        method: 'POST',
-        path: '/api/v1/websites',
-        status: 422,
-      },
-    );
-  }
-  const full = createdSettings(change.send, SERVICE_CREATE_DEFAULTS);
-  const record = await service.updateWebsite(found.id, full);
-  recordWrite(state, record, full, logger);
-  return outcomeOf(change, 'adopted', record.id);
-}
-
-function isDomainTaken(error: ServiceError): boolean {
-  return error.status === 422 && (error.fieldErrors.domain ?? []).some((m) => /already been taken/i.test(m));
 }
 
 function outcomeOf(change: Change, result: OutcomeResult, id: number | undefined): Outcome {

@@ -49,9 +49,20 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   const state = await readState(options);
-  const current = await options.service.listWebsites();
+  let current = await options.service.listWebsites();
   logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
-  const { plan, stale, force } = planFrom(options, current, state);
+  let { plan, stale, force } = planFrom(options, current, state);
+  // A listing read in several pages can miss an edit made meanwhile (one website deleted on an early
+  // page while another is added keeps every count right). Creates and deletes act on what the listing
+  // says is absent or present, so then the account is read again until two listings agree; a plan of
+  // updates only, and a converged account, cost nothing more.
+  if (!saved && plan.changes.some((c) => c.kind !== 'update')) {
+    const confirmed = await options.service.confirmListing?.();
+    if (confirmed) {
+      current = confirmed;
+      ({ plan, stale, force } = planFrom(options, current, state));
+    }
+  }
   plan.warnings.push(...options.warnings);
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };

@@ -1,6 +1,7 @@
 import type { RemoteWebsite, WebsiteWrite } from '../model.js';
-import { ServiceError } from './errors.js';
-import type { HttpTransport } from './http.js';
+import { jsonExcerptOf, ServiceError } from './errors.js';
+import type { HttpTransport, JsonResponse } from './http.js';
+import { readListing, sameListing } from './listing.js';
 import { LIST_PATH, listPages } from './paging.js';
 import { encodeWrite, parseRecord } from './records.js';
 
@@ -8,8 +9,17 @@ import { encodeWrite, parseRecord } from './records.js';
 export interface WebsiteService {
   /** Every website of the account, complete and consistent, or a ServiceError. */
   listWebsites(): Promise<RemoteWebsite[]>;
+  /**
+   * A listing read in several pages is not a snapshot: an edit made meanwhile can hide a record
+   * without leaving a trace (a deletion on an early page plus an addition at the end). Before acting
+   * on what the listing says is absent or present (creates, deletes), the caller asks for a fresh
+   * read: undefined when the last listing was already a snapshot (one page) or confirmed.
+   */
+  confirmListing?(): Promise<RemoteWebsite[] | undefined>;
   /** The account's website with exactly this (canonical) domain, if any. */
   findWebsite(domain: string): Promise<RemoteWebsite | undefined>;
+  /** Stores sent for one website at most, each after a lookup found nothing (as many as other retries). */
+  readonly storeAttempts?: number;
   createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite>;
   updateWebsite(id: number, write: WebsiteWrite): Promise<RemoteWebsite>;
   /** 'already-gone' when the service answers 404: the goal of a delete is reached either way. */
@@ -26,6 +36,8 @@ export interface HttpWebsiteServiceOptions {
 export class HttpWebsiteService implements WebsiteService {
   readonly #http: HttpTransport;
   readonly #options: HttpWebsiteServiceOptions;
+  /** The last listing when it was read in several pages and not confirmed yet. */
+  #unconfirmed: RemoteWebsite[] | undefined;
 
   constructor(http: HttpTransport, options: HttpWebsiteServiceOptions) {
     this.#http = http;
@@ -36,33 +48,35 @@ export class HttpWebsiteService implements WebsiteService {
     const attempts = this.#options.listAttempts ?? 3;
     let problem = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      const listing = await this.#listOnce();
-      if (listing.consistent) return listing.records;
+      const listing = await readListing(this.#http, this.#options.concurrency);
+      if (listing.problem === undefined) {
+        this.#unconfirmed = listing.pages > 1 ? listing.records : undefined;
+        return listing.records;
+      }
       problem = listing.problem;
     }
     // Planning from a partial view could create duplicates or delete live websites: refuse instead.
-    throw new ServiceError(`GET ${LIST_PATH}: the listing kept changing while paging (${problem})`, {
-      method: 'GET',
-      path: LIST_PATH,
-    });
+    throw changingListing(problem);
   }
 
-  async #listOnce(): Promise<{ records: RemoteWebsite[]; consistent: boolean; problem: string }> {
-    const byId = new Map<number, RemoteWebsite>();
-    const totals = new Set<number>();
-    for await (const page of listPages(this.#http, { concurrency: this.#options.concurrency })) {
-      for (const record of page.records) byId.set(record.id, record);
-      if (page.total !== undefined) totals.add(page.total);
+  /** Reads the account again until two listings in a row agree (a change can hide in one, not twice). */
+  async confirmListing(): Promise<RemoteWebsite[] | undefined> {
+    let previous = this.#unconfirmed;
+    if (!previous) return undefined;
+    const attempts = this.#options.listAttempts ?? 3;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const again = await this.listWebsites();
+      if (sameListing(previous, again)) {
+        this.#unconfirmed = undefined;
+        return again;
+      }
+      previous = again;
     }
-    const records = [...byId.values()];
-    if (totals.size > 1) {
-      return { records, consistent: false, problem: `total went from ${[...totals].join(' to ')}` };
-    }
-    const [total] = totals;
-    if (total !== undefined && total !== records.length) {
-      return { records, consistent: false, problem: `${records.length} collected, ${total} announced` };
-    }
-    return { records, consistent: true, problem: '' };
+    throw changingListing('two listings in a row never agreed');
+  }
+
+  get storeAttempts(): number {
+    return this.#http.maxAttempts;
   }
 
   async findWebsite(domain: string): Promise<RemoteWebsite | undefined> {
@@ -74,14 +88,14 @@ export class HttpWebsiteService implements WebsiteService {
   }
 
   async createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite> {
-    const { body } = await this.#http.request('POST', LIST_PATH, { form: encodeWrite(write, domain) });
-    return this.#record('POST', LIST_PATH, body);
+    const response = await this.#http.request('POST', LIST_PATH, { form: encodeWrite(write, domain) });
+    return this.#record('POST', LIST_PATH, response);
   }
 
   async updateWebsite(id: number, write: WebsiteWrite): Promise<RemoteWebsite> {
     const path = `${LIST_PATH}/${id}`;
-    const { body } = await this.#http.request('PATCH', path, { form: encodeWrite(write) });
-    return this.#record('PATCH', path, body);
+    const response = await this.#http.request('PATCH', path, { form: encodeWrite(write) });
+    return this.#record('PATCH', path, response);
   }
 
   async deleteWebsite(id: number): Promise<'deleted' | 'already-gone'> {
@@ -94,12 +108,25 @@ export class HttpWebsiteService implements WebsiteService {
     }
   }
 
-  #record(method: string, path: string, body: unknown): RemoteWebsite {
+  #record(method: string, path: string, { status, body }: JsonResponse): RemoteWebsite {
     const data = body && typeof body === 'object' && 'data' in body ? body.data : undefined;
     const record = parseRecord(data);
     if (!record) {
-      throw new ServiceError(`${method} ${path}: the answer carries no website record`, { method, path });
+      const excerpt = jsonExcerptOf(body);
+      throw new ServiceError(`${method} ${path}: unexpected answer ${status} without a website: ${excerpt}`, {
+        method,
+        path,
+        status,
+        excerpt,
+      });
     }
     return record;
   }
+}
+
+function changingListing(problem: string): ServiceError {
+  return new ServiceError(`GET ${LIST_PATH}: the listing kept changing while paging (${problem})`, {
+    method: 'GET',
+    path: LIST_PATH,
+  });
 }

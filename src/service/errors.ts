@@ -33,9 +33,13 @@ export class ServiceError extends Error {
     this.excerpt = options.excerpt;
   }
 
-  /** True when the service may have acted on the request although we saw no answer (lost response). */
+  /**
+   * True when the service may have acted on the request although we could not read its answer: no
+   * answer at all (reset, timeout), a server error, or a success we could not read (an HTML page, a
+   * body without the record). 4xx answers, redirects and 429 mean nothing was done.
+   */
   get ambiguous(): boolean {
-    return this.status === undefined || this.status >= 500;
+    return this.status === undefined || this.status >= 500 || (this.status >= 200 && this.status < 300);
   }
 
   /** The service's messages in one line, for reports: "domain: The domain has already been taken." */
@@ -52,4 +56,22 @@ export class AuthError extends ServiceError {
     super(message, options);
     this.name = 'AuthError';
   }
+}
+
+/** A short, single-line, quoted excerpt of a body that is not JSON: tags dropped, whitespace folded. */
+export function excerptOf(text: string): string {
+  const flat = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return JSON.stringify(shorten(flat));
+}
+
+/** The same for a JSON answer of an unexpected shape: the JSON itself, shortened. */
+export function jsonExcerptOf(body: unknown): string {
+  return shorten(JSON.stringify(body) ?? String(body));
+}
+
+function shorten(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

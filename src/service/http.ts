@@ -1,5 +1,7 @@
 import { Agent, type Dispatcher, interceptors } from 'undici';
-import { AuthError, ServiceError } from './errors.js';
+import { attemptInterceptor, composeHooks } from './attempts.js';
+import { AuthError, excerptOf, ServiceError } from './errors.js';
+import { Pacer } from './pacing.js';
 import {
   createRetryPolicy,
   DEFAULT_RETRY,
@@ -34,7 +36,13 @@ export interface HttpOptions {
   /** Sockets kept open to the service; requests beyond wait in undici's queue. */
   connections: number;
   retry?: Partial<RetryTuning>;
+  /** Observers of every attempt (metrics); they run after pacing. */
   hooks?: AttemptHooks;
+  /**
+   * Slow down before the service's rate limit (X-RateLimit-* headers). On by default; a Pacer shares
+   * one budget between transports (tests pass one with a fake clock).
+   */
+  pacing?: boolean | Pacer;
 }
 
 export interface RequestOptions {
@@ -53,6 +61,9 @@ export class HttpTransport {
   readonly #headers: Record<string, string>;
   readonly #dispatcher: Dispatcher;
   readonly #agent: Agent;
+  readonly #timeoutMs: number;
+  /** Attempts of one request at most: the first and its retries. */
+  readonly maxAttempts: number;
 
   constructor(options: HttpOptions) {
     this.#origin = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -63,6 +74,10 @@ export class HttpTransport {
       'user-agent': options.userAgent,
     };
     const tuning = { ...DEFAULT_RETRY, ...options.retry };
+    this.#timeoutMs = options.timeoutMs;
+    this.maxAttempts = tuning.maxRetries + 1;
+    const pacer = pacerFor(options.pacing, tuning);
+    const hooks = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
     this.#agent = new Agent({
       connections: options.connections,
       connect: { timeout: options.timeoutMs },
@@ -70,7 +85,7 @@ export class HttpTransport {
       bodyTimeout: options.timeoutMs,
     });
     this.#dispatcher = this.#agent.compose(
-      attemptInterceptor(options.hooks ?? {}),
+      attemptInterceptor(hooks),
       interceptors.retry({
         retry: createRetryPolicy(tuning),
         maxRetries: tuning.maxRetries,
@@ -92,36 +107,38 @@ export class HttpTransport {
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
     const headers = { ...this.#headers };
     if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    let response: Dispatcher.ResponseData;
+    let status: number;
+    let text: string;
     try {
-      response = await this.#dispatcher.request({
+      const response = await this.#dispatcher.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
         headers,
         body: options.form?.toString(),
       });
+      status = response.statusCode;
+      text = await response.body.text();
     } catch (cause) {
-      const reason = cause instanceof Error ? cause.message : String(cause);
+      const reason = describeFailure(cause, this.#timeoutMs);
       throw new ServiceError(`${method} ${url.pathname}: no answer from ${this.#origin.origin} (${reason})`, {
         method,
         path: url.pathname,
         cause,
       });
     }
-    const text = await response.body.text();
-    return decodeResponse({
-      method,
-      path: url.pathname,
-      base: this.#origin.origin,
-      status: response.statusCode,
-      text,
-    });
+    return decodeResponse({ method, path: url.pathname, base: this.#origin.origin, status, text });
   }
 
   async close(): Promise<void> {
     await this.#agent.close();
   }
+}
+
+function pacerFor(pacing: HttpOptions['pacing'], tuning: RetryTuning): Pacer | undefined {
+  if (pacing === false) return undefined;
+  // A throttled request waits no longer than the retry policy would honour a Retry-After.
+  return pacing instanceof Pacer ? pacing : new Pacer({ maxPauseMs: tuning.maxRetryAfterMs });
 }
 
 interface RawAnswer {
@@ -194,52 +211,16 @@ function fieldErrorsOf(body: unknown): Record<string, string[]> {
   return out;
 }
 
-function excerptOf(text: string): string {
-  const flat = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return JSON.stringify(flat.length > 120 ? `${flat.slice(0, 117)}...` : flat);
-}
+const TIMEOUT_REASONS: Record<string, string> = {
+  UND_ERR_CONNECT_TIMEOUT: 'could not connect',
+  UND_ERR_HEADERS_TIMEOUT: 'no response',
+  UND_ERR_BODY_TIMEOUT: 'the response stalled',
+};
 
-function attemptInterceptor(hooks: AttemptHooks): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) => {
-    const info = { method: opts.method, path: opts.path.split('?')[0] ?? opts.path };
-    const observed: Dispatcher.DispatchHandler = {
-      ...bindHandler(handler),
-      onResponseStart(controller, status, headers, statusMessage) {
-        hooks.afterAttempt?.({ ...info, status, headers: headers as AttemptInfo['headers'] });
-        handler.onResponseStart?.(controller, status, headers, statusMessage);
-      },
-      onResponseError(controller, error) {
-        hooks.afterAttempt?.({ ...info, status: undefined, headers: {}, error });
-        handler.onResponseError?.(controller, error);
-      },
-    };
-    const wait = hooks.beforeAttempt?.();
-    if (!wait) return dispatch(opts, observed);
-    wait.then(
-      () => dispatch(opts, observed),
-      (error: unknown) => observed.onResponseError?.(noController, error as Error),
-    );
-    return true;
-  };
+/** Says which timeout expired, in terms of `--timeout`, rather than undici's class name. */
+function describeFailure(cause: unknown, timeoutMs: number): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const timeout = typeof code === 'string' ? TIMEOUT_REASONS[code] : undefined;
+  if (timeout) return `${timeout} within ${timeoutMs / 1000}s; see --timeout`;
+  return cause instanceof Error ? cause.message : String(cause);
 }
-
-function bindHandler(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
-  return {
-    onRequestStart: handler.onRequestStart?.bind(handler),
-    onRequestUpgrade: handler.onRequestUpgrade?.bind(handler),
-    onResponseData: handler.onResponseData?.bind(handler),
-    onResponseEnd: handler.onResponseEnd?.bind(handler),
-  };
-}
-
-const noController = {
-  abort() {},
-  pause() {},
-  resume() {},
-  paused: false,
-  aborted: true,
-  reason: null,
-} as unknown as Dispatcher.DispatchController;

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { RemoteWebsite } from '../model.js';
-import { ServiceError } from './errors.js';
+import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
 import { parseRecord } from './records.js';
 
@@ -20,14 +20,19 @@ export interface Page {
   hasNext: boolean;
 }
 
-export function parsePage(body: unknown, requested: number): Page {
+export function parsePage(body: unknown, requested: number, status = 200): Page {
   const b = (body ?? {}) as Record<string, unknown>;
   if (!Array.isArray(b.data)) {
-    throw new ServiceError(`GET ${LIST_PATH}: the answer has no "data" list`, {
-      method: 'GET',
-      path: LIST_PATH,
-      status: 200,
-    });
+    const excerpt = jsonExcerptOf(body);
+    throw new ServiceError(
+      `GET ${LIST_PATH}: unexpected answer ${status} without a "data" list: ${excerpt}`,
+      {
+        method: 'GET',
+        path: LIST_PATH,
+        status,
+        excerpt,
+      },
+    );
   }
   const meta = (typeof b.meta === 'object' && b.meta !== null ? b.meta : b) as Record<string, unknown>;
   const links = (typeof b.links === 'object' && b.links !== null ? b.links : {}) as Record<string, unknown>;
@@ -65,8 +70,8 @@ export async function* listPages(http: HttpTransport, options: PagingOptions): A
   const fetchPage = async (page: number): Promise<Page> => {
     const query: Record<string, string | number> = { page, per_page: PER_PAGE, sort_by: 'id', sort: 'asc' };
     if (options.search !== undefined) query.search = options.search;
-    const { body } = await http.request('GET', LIST_PATH, { query });
-    return parsePage(body, page);
+    const { status, body } = await http.request('GET', LIST_PATH, { query });
+    return parsePage(body, page, status);
   };
   const first = await fetchPage(1);
   yield first;

@@ -43,8 +43,17 @@ export const RETRY_ERROR_CODES = [
   'UND_ERR_BODY_TIMEOUT',
 ];
 
-/** A store is never retried automatically: a lost answer may hide a committed create (see apply). */
+/**
+ * Idempotent methods: repeating them after any retryable failure is harmless. A store is not among
+ * them: a lost answer may hide a committed create (apply looks the domain up instead).
+ */
 export const RETRY_METHODS: Dispatcher.HttpMethod[] = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * The one failure after which a store is repeated: the service's throttle answers 429 before the
+ * request reaches its controller, so nothing was created.
+ */
+const NOT_APPLIED_STATUS = 429;
 
 /** Milliseconds to wait before retry number `attempt` (1-based). Pure, so it is tested directly. */
 export function retryDelayMs(
@@ -63,12 +72,13 @@ export function retryDelayMs(
   return Math.floor(ceiling / 2 + random() * (ceiling / 2));
 }
 
-function parseRetryAfter(value: string | undefined): number | undefined {
+/** Milliseconds to wait from a Retry-After header (seconds or an HTTP date). */
+export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 interface RetryableError extends Error {
@@ -82,7 +92,9 @@ export function createRetryPolicy(tuning: RetryTuning): RetryHandler.RetryCallba
     const { statusCode, code, headers } = err as RetryableError;
     const options = opts.retryOptions ?? {};
     const retryableCode = !code || code === 'UND_ERR_REQ_RETRY' || options.errorCodes?.includes(code);
-    const retryableMethod = options.methods?.includes(opts.method) ?? false;
+    const retryableMethod =
+      (options.methods?.includes(opts.method) ?? false) ||
+      (opts.method === 'POST' && statusCode === NOT_APPLIED_STATUS);
     const retryableStatus = statusCode === undefined || (options.statusCodes?.includes(statusCode) ?? false);
     if (!retryableCode || !retryableMethod || !retryableStatus || state.counter > tuning.maxRetries) {
       callback(err);

@@ -34,6 +34,9 @@ Options:
   --reset-rate F              fraction whose connection is reset before taking effect
   --reset-after-commit-rate F fraction of stores/updates applied, then reset
   --html-rate F               fraction answered with an HTML page instead of JSON
+  --login-redirect-rate F     fraction redirected (302) to the HTML login page
+  --throttle-rate F           fraction answered 429 with Retry-After, besides --rate-limit
+  --hang-rate F               fraction accepted and never answered (client timeouts)
   --fault-seed N              seed of the fault sequence (default 1)
   -h, --help                  show this help
 `;
@@ -52,6 +55,9 @@ const OPTIONS = {
   'reset-rate': { type: 'string' },
   'reset-after-commit-rate': { type: 'string' },
   'html-rate': { type: 'string' },
+  'login-redirect-rate': { type: 'string' },
+  'throttle-rate': { type: 'string' },
+  'hang-rate': { type: 'string' },
   'fault-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -94,6 +100,9 @@ function faultOptions(values: Values): FaultOptions {
     resetRate: fraction('reset-rate', values['reset-rate']),
     resetAfterCommitRate: fraction('reset-after-commit-rate', values['reset-after-commit-rate']),
     htmlRate: fraction('html-rate', values['html-rate']),
+    loginRedirectRate: fraction('login-redirect-rate', values['login-redirect-rate']),
+    throttleRate: fraction('throttle-rate', values['throttle-rate']),
+    hangRate: fraction('hang-rate', values['hang-rate']),
   };
   return Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined));
 }

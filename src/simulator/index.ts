@@ -59,6 +59,7 @@ export interface Simulator {
   /** Base URL without `/api/v1`, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
   readonly port: number;
+  /** The account's current key. */
   readonly apiKey: string;
   /** Every request received, in arrival order (live array). */
   readonly requests: readonly RecordedRequest[];
@@ -68,6 +69,8 @@ export interface Simulator {
   /** Replaces the rate limit (and forgets the current window); undefined removes it. */
   setRateLimit(rateLimit: RateLimitOptions | undefined): void;
   setMaxWebsites(maxWebsites: number | undefined): void;
+  /** Replaces the account's key: the old one is revoked (a key rotated while a run is under way). */
+  setApiKey(apiKey: string): void;
   /** Another account takes this domain. */
   addTakenDomain(domain: string): void;
   /** Copies of every stored website, by id, with the write-only fields and the password in clear. */
@@ -122,7 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = createServer((req, res) => void handler.handle(req, res).catch(() => res.destroy()));
   const host = options.host ?? '127.0.0.1';
   const address = await listen(server, host, options.port ?? 0);
-  return buildSimulator({ server, handler, store, faults, apiKey, now, host, port: address.port });
+  return buildSimulator({ server, handler, store, faults, now, host, port: address.port });
 }
 
 interface Parts {
@@ -130,19 +133,20 @@ interface Parts {
   handler: SimulatorHandler;
   store: WebsiteStore;
   faults: FaultInjector;
-  apiKey: string;
   now: () => number;
   host: string;
   port: number;
 }
 
-function buildSimulator({ server, handler, store, faults, apiKey, now, host, port }: Parts): Simulator {
+function buildSimulator({ server, handler, store, faults, now, host, port }: Parts): Simulator {
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}`,
     port,
-    apiKey,
+    get apiKey() {
+      return handler.apiKey;
+    },
     requests: handler.requests,
     clearRequests: () => {
       handler.requests.length = 0;
@@ -150,6 +154,9 @@ function buildSimulator({ server, handler, store, faults, apiKey, now, host, por
     setFaults: (partial) => faults.set(partial),
     setRateLimit: (rateLimit) => {
       handler.limiter = rateLimit && new FixedWindowLimiter(rateLimit, now);
+    },
+    setApiKey: (key) => {
+      handler.apiKey = key;
     },
     setMaxWebsites: (max) => {
       store.maxWebsites = max;

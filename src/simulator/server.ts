@@ -80,6 +80,15 @@ export class SimulatorHandler {
     this.#config = config;
   }
 
+  /** The account's key; replacing it revokes the old one (requests with it answer 401 from then on). */
+  get apiKey(): string {
+    return this.#config.apiKey;
+  }
+
+  set apiKey(key: string) {
+    this.#config.apiKey = key;
+  }
+
   /** Stops delayed and hung requests so the server can close at once. */
   shutdown(): void {
     this.#closing.abort();

@@ -5,6 +5,9 @@ import pino from 'pino';
 import { parseManifest } from '../../src/manifest/index.js';
 import { connect } from '../../src/reconcile/connect.js';
 import { type ReconcileResult, reconcile } from '../../src/reconcile/reconcile.js';
+import { HttpWebsiteService } from '../../src/service/client.js';
+import { HttpTransport } from '../../src/service/http.js';
+import type { RetryTuning } from '../../src/service/retry-policy.js';
 import type { RecordedRequest, Simulator } from '../../src/simulator/index.js';
 
 export const API_KEY = 'test-key';
@@ -23,6 +26,10 @@ export interface SyncOptions {
   force?: boolean;
   apiKey?: string;
   concurrency?: number;
+  /** Retry tuning (small delays keep fault tests fast); without it, the client is built as `connect` does. */
+  retry?: Partial<RetryTuning>;
+  /** Per-attempt timeout; default 5 s. */
+  timeoutMs?: number;
 }
 
 /** One reconcile pass through the real client against the simulator, as `--once` does it. */
@@ -30,13 +37,7 @@ export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
   const parsed = parseManifest(options.manifest, { file: 'websites.yaml', env: options.env ?? {} });
   if (!parsed.desired) throw new Error(`test manifest invalid: ${JSON.stringify(parsed.problems)}`);
   const concurrency = options.concurrency ?? 4;
-  const client = connect({
-    baseUrl: options.simulator.url,
-    apiKey: options.apiKey ?? API_KEY,
-    version: 'test',
-    timeoutMs: 5_000,
-    concurrency,
-  });
+  const client = connectForTest(options, concurrency);
   try {
     return await reconcile({
       desired: parsed.desired,
@@ -53,6 +54,20 @@ export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
   } finally {
     await client.close();
   }
+}
+
+function connectForTest(options: SyncOptions, concurrency: number) {
+  const common = { baseUrl: options.simulator.url, apiKey: options.apiKey ?? API_KEY };
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  if (!options.retry) return connect({ ...common, version: 'test', timeoutMs, concurrency });
+  const http = new HttpTransport({
+    ...common,
+    userAgent: 'websites-sync/test',
+    timeoutMs,
+    connections: concurrency,
+    retry: options.retry,
+  });
+  return { service: new HttpWebsiteService(http, { concurrency }), close: () => http.close() };
 }
 
 /** Requests to the API, as "METHOD path" lines, for exact request-count assertions. */

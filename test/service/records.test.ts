@@ -62,6 +62,8 @@ describe('parsePage', () => {
   });
 
   it('refuses an answer without a data list', () => {
-    expect(() => parsePage({ message: 'Server Error' }, 1)).toThrow(/no "data" list/);
+    expect(() => parsePage({ message: 'Server Error' }, 1)).toThrow(
+      'GET /api/v1/websites: unexpected answer 200 without a "data" list: {"message":"Server Error"}',
+    );
   });
 });

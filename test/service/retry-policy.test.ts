@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY, retryDelayMs } from '../../src/service/retry-policy.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  createRetryPolicy,
+  DEFAULT_RETRY,
+  RETRY_ERROR_CODES,
+  RETRY_METHODS,
+  RETRY_STATUS_CODES,
+  retryDelayMs,
+} from '../../src/service/retry-policy.js';
 
 const tuning = { ...DEFAULT_RETRY, minDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 120_000 };
 
@@ -29,5 +36,83 @@ describe('retryDelayMs', () => {
     const delay = retryDelayMs(1, inTenSeconds, tuning, () => 0);
     expect(delay).toBeGreaterThan(8_000);
     expect(delay).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe('createRetryPolicy', () => {
+  const policy = createRetryPolicy({ ...tuning, maxRetries: 3 });
+
+  /** Runs the policy on one failure; returns 'retry' (after fake time passes) or 'stop'. */
+  function decide(method: string, failure: object, counter = 1): { decision: string; afterMs: number } {
+    vi.useFakeTimers();
+    try {
+      let decision = 'pending';
+      const start = Date.now();
+      let decidedAt = start;
+      const err = Object.assign(new Error('failed'), failure);
+      policy(
+        err,
+        { state: { counter }, opts: { method, path: '/', retryOptions: RETRY_OPTIONS } } as never,
+        (e) => {
+          decision = e ? 'stop' : 'retry';
+          decidedAt = Date.now();
+        },
+      );
+      vi.advanceTimersByTime(10 * 60_000);
+      return { decision, afterMs: decidedAt - start };
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  const RETRY_OPTIONS = {
+    methods: RETRY_METHODS,
+    statusCodes: RETRY_STATUS_CODES,
+    errorCodes: RETRY_ERROR_CODES,
+  };
+  const status = (statusCode: number, headers = {}) => ({ code: 'UND_ERR_REQ_RETRY', statusCode, headers });
+
+  it.each(['GET', 'PUT', 'PATCH', 'DELETE'])(
+    'retries %s after 5xx, 429, resets and every timeout',
+    (method) => {
+      for (const failure of [
+        status(500),
+        status(502),
+        status(503),
+        status(504),
+        status(429),
+        { code: 'ECONNRESET' },
+        { code: 'UND_ERR_SOCKET' },
+        { code: 'UND_ERR_CONNECT_TIMEOUT' },
+        { code: 'UND_ERR_HEADERS_TIMEOUT' },
+        { code: 'UND_ERR_BODY_TIMEOUT' },
+      ]) {
+        expect(decide(method, failure).decision, JSON.stringify(failure)).toBe('retry');
+      }
+    },
+  );
+
+  it('never retries a store, except after a 429', () => {
+    for (const failure of [
+      status(500),
+      status(503),
+      { code: 'ECONNRESET' },
+      { code: 'UND_ERR_HEADERS_TIMEOUT' },
+    ]) {
+      expect(decide('POST', failure).decision, JSON.stringify(failure)).toBe('stop');
+    }
+    expect(decide('POST', status(429)).decision).toBe('retry');
+  });
+
+  it('does not retry other statuses, or beyond maxRetries', () => {
+    for (const code of [400, 401, 403, 404, 422]) expect(decide('GET', status(code)).decision).toBe('stop');
+    expect(decide('GET', status(503), 4).decision).toBe('stop');
+  });
+
+  it('waits a Retry-After beyond undici’s 30 s cap in full', () => {
+    const { decision, afterMs } = decide('GET', status(429, { 'retry-after': '45' }));
+    expect(decision).toBe('retry');
+    expect(afterMs).toBeGreaterThanOrEqual(45_000);
+    expect(afterMs).toBeLessThan(45_250);
   });
 });

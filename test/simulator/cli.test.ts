@@ -30,6 +30,9 @@ describe('websites-sync simulator', () => {
   it.each([
     [['--bogus'], '--bogus'],
     [['--error-rate', '2'], '--error-rate'],
+    [['--login-redirect-rate', '-1'], '--login-redirect-rate'],
+    [['--throttle-rate', 'x'], '--throttle-rate'],
+    [['--hang-rate', '1.5'], '--hang-rate'],
     [['--rate-limit', 'sixty'], '--rate-limit'],
     [['--list-shape', 'table'], '--list-shape'],
     [['--port', '99999'], '--port'],
@@ -78,6 +81,26 @@ describe('websites-sync simulator', () => {
       expect(await exit).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves the login redirect and throttle faults from its command line', async () => {
+    for (const [flag, status] of [
+      ['--login-redirect-rate', 302],
+      ['--throttle-rate', 429],
+    ] as const) {
+      const stdout = capture();
+      const stop = new AbortController();
+      const exit = runSimulatorCommand(['--port', '0', flag, '1'], { stdout, signal: stop.signal, env: {} });
+      const url = /listening on (\S+) /.exec(await stdout.line)?.[1];
+      const response = await fetch(`${url}/api/v1/websites`, {
+        headers: { Authorization: 'Bearer test-key', Accept: 'application/json' },
+        redirect: 'manual',
+      });
+      await response.arrayBuffer();
+      expect(response.status, flag).toBe(status);
+      stop.abort();
+      expect(await exit).toBe(0);
     }
   });
 });

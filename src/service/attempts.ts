@@ -1,0 +1,143 @@
+import type { Dispatcher } from 'undici';
+import type { AttemptHooks, AttemptInfo } from './http.js';
+
+// The innermost interceptor: every attempt (retries included) passes here, so pacing and metrics see
+// each one exactly once. It also holds an answer back until its body is complete. The service's
+// answers are small JSON documents, and a body that stalls (body timeout) or breaks off then reaches
+// the retry interceptor as a failed attempt, retried from scratch like a reset; once an answer's
+// headers went through, undici would instead try to resume it with a Range request, which this API
+// does not support.
+
+/** undici's IncomingHttpHeaders, which its Dispatcher namespace does not re-export. */
+type Headers = AttemptInfo['headers'];
+
+/** Runs `first`'s hooks, then `second`'s: pacing decides before anything else is awaited. */
+export function composeHooks(first: AttemptHooks, second: AttemptHooks): AttemptHooks {
+  return {
+    beforeAttempt: () => {
+      const wait = first.beforeAttempt?.();
+      if (!wait) return second.beforeAttempt?.();
+      return wait.then(() => second.beforeAttempt?.());
+    },
+    afterAttempt: (info) => {
+      first.afterAttempt?.(info);
+      second.afterAttempt?.(info);
+    },
+  };
+}
+
+export function attemptInterceptor(hooks: AttemptHooks): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const attempt = new BufferedAttempt(opts, handler, hooks);
+    let wait: Promise<void> | undefined;
+    try {
+      wait = hooks.beforeAttempt?.();
+    } catch (error) {
+      attempt.fail(error);
+      return true;
+    }
+    if (!wait) return attempt.send(dispatch);
+    wait.then(
+      () => attempt.send(dispatch),
+      (error: unknown) => attempt.fail(error),
+    );
+    return true;
+  };
+}
+
+class BufferedAttempt implements Dispatcher.DispatchHandler {
+  readonly #opts: Dispatcher.DispatchOptions;
+  readonly #handler: Dispatcher.DispatchHandler;
+  readonly #hooks: AttemptHooks;
+  readonly #info: Pick<AttemptInfo, 'method' | 'path'>;
+  #status = 0;
+  #statusMessage = '';
+  #headers: Headers = {};
+  readonly #chunks: Buffer[] = [];
+  #reported = false;
+
+  constructor(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler, hooks: AttemptHooks) {
+    this.#opts = opts;
+    this.#handler = handler;
+    this.#hooks = hooks;
+    this.#info = { method: opts.method, path: opts.path.split('?')[0] ?? opts.path };
+  }
+
+  send(dispatch: Dispatcher['dispatch']): boolean {
+    try {
+      return dispatch(this.#opts, this);
+    } catch (error) {
+      this.fail(error);
+      return true;
+    }
+  }
+
+  /** The attempt could not be sent: reported as failed, and aborted so that it is not retried. */
+  fail(error: unknown): void {
+    this.onResponseError(abortedController, error instanceof Error ? error : new Error(String(error)));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#handler.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Headers,
+    socket: import('node:stream').Duplex,
+  ): void {
+    this.#handler.onRequestUpgrade?.(controller, status, headers, socket);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Headers,
+    statusMessage?: string,
+  ): void {
+    this.#status = status;
+    this.#headers = headers;
+    this.#statusMessage = statusMessage ?? '';
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(_controller: Dispatcher.DispatchController, trailers: Headers): void {
+    this.#report({ ...this.#info, status: this.#status, headers: this.#headers });
+    // The attempt is over: the retry handler may pause or resume it while it decides, which must not
+    // touch a connection that has moved on to another request.
+    const handler = this.#handler;
+    handler.onResponseStart?.(doneController, this.#status, this.#headers, this.#statusMessage);
+    for (const chunk of this.#chunks) handler.onResponseData?.(doneController, chunk);
+    handler.onResponseEnd?.(doneController, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.#report({ ...this.#info, status: undefined, headers: {}, error });
+    this.#handler.onResponseError?.(controller, error);
+  }
+
+  #report(info: AttemptInfo): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#hooks.afterAttempt?.(info);
+  }
+}
+
+function inertController(aborted: boolean): Dispatcher.DispatchController {
+  // Only the members the handlers read; a finished or unsent attempt has no connection to act on.
+  return {
+    abort() {},
+    pause() {},
+    resume() {},
+    paused: false,
+    aborted,
+    reason: null,
+  } as unknown as Dispatcher.DispatchController;
+}
+
+const doneController = inertController(false);
+const abortedController = inertController(true);

@@ -1,0 +1,58 @@
+import type { RemoteWebsite } from '../model.js';
+import type { HttpTransport } from './http.js';
+import { listPages, type Page } from './paging.js';
+
+// One read of the whole list, and whether it can be trusted. The list is paged and the service keeps
+// no snapshot: when someone edits the account while we page, a deletion on an early page moves a
+// record we had not reached yet onto a page already read (we would miss it and plan a create), and an
+// insertion moves one onto a page read later (we would see it twice). Each such move leaves a trace
+// that costs no request to check: totals that change between pages, a count that disagrees with the
+// total, an id on two pages, or one domain under two ids (domains are unique on the service).
+
+export interface Listing {
+  records: RemoteWebsite[];
+  /** Pages read: a single page is an atomic snapshot, several are not. */
+  pages: number;
+  /** Why the listing cannot be trusted; undefined when it is consistent. */
+  problem: string | undefined;
+}
+
+export async function readListing(http: HttpTransport, concurrency: number): Promise<Listing> {
+  const pages: Page[] = [];
+  for await (const page of listPages(http, { concurrency })) pages.push(page);
+  return checkPages(pages);
+}
+
+export function checkPages(pages: readonly Page[]): Listing {
+  const byId = new Map<number, RemoteWebsite>();
+  const idByDomain = new Map<string, number>();
+  const totals = new Set<number>();
+  let problem: string | undefined;
+  for (const page of pages) {
+    if (page.total !== undefined) totals.add(page.total);
+    for (const record of page.records) {
+      if (byId.has(record.id)) problem ??= `website ${record.id} appeared on two pages`;
+      const domain = record.domain.toLowerCase();
+      const other = idByDomain.get(domain);
+      if (other !== undefined && other !== record.id) {
+        problem ??= `${record.domain} appeared as website ${other} and ${record.id}`;
+      }
+      byId.set(record.id, record);
+      idByDomain.set(domain, record.id);
+    }
+  }
+  const records = [...byId.values()];
+  const [total] = totals;
+  if (totals.size > 1) problem ??= `the total went from ${[...totals].join(' to ')}`;
+  else if (total !== undefined && total !== records.length) {
+    problem ??= `${records.length} collected, ${total} announced`;
+  }
+  return { records, pages: pages.length, problem };
+}
+
+/** Whether two listings hold the same websites with the same readable settings. */
+export function sameListing(a: readonly RemoteWebsite[], b: readonly RemoteWebsite[]): boolean {
+  if (a.length !== b.length) return false;
+  const key = (records: readonly RemoteWebsite[]) => JSON.stringify([...records].sort((x, y) => x.id - y.id));
+  return key(a) === key(b);
+}
