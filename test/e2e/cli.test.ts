@@ -176,12 +176,14 @@ describe('websites-sync validate', () => {
     const file = join(dir, 'bad.yaml');
     await writeFile(
       file,
-      'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: secret\n  - domain: b.example.com\n    exclude_ips: [not-an-ip]\n',
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: secret\n  - domain: b.example.com\n    exclude_ips: [not-an-ip]\n  - domain: www.c.example.com\n',
     );
     const result = await runCli(['validate', '-f', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${file}:4:14: error: websites[0].privacy`);
     expect(result.stderr).toContain(`${file}:6:19: error: websites[1].exclude_ips[0]`);
+    // Warnings are not hidden by the errors: the user fixes everything in one pass.
+    expect(result.stderr).toContain(`${file}:7:13: warning: websites[2].domain: "www." removed`);
   });
 });
 
