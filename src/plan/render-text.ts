@@ -15,7 +15,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const lines: string[] = [];
   for (const change of plan.changes) lines.push(...renderChange(change, paint));
   if (lines.length > 0) lines.push('');
-  for (const warning of plan.warnings) lines.push(paint(COLORS.update, `Warning: ${warning}`));
+  // Warnings arrive formatted as `file:line:column: warning: …`; they are shown as they are.
+  for (const warning of plan.warnings) lines.push(paint(COLORS.update, warning));
   if (plan.unmanaged.length > 0) {
     lines.push(
       `Note: ${plan.unmanaged.length} website(s) on the account are not in the manifest and stay untouched (prune is off): ${preview(plan.unmanaged)}`,
