@@ -38,7 +38,33 @@ function validateHost(domain: string, input: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a name is already in canonical form: lower-case ASCII labels (letters, digits, inner
+ * hyphens, at most 63 characters), at least two, no leading `www.`. Such a name is its own canonical
+ * form: the general path below would return it unchanged and without warnings. Checked character by
+ * character because this runs for every website of the manifest and of the account.
+ */
+function isCanonical(name: string): boolean {
+  if (name.length > MAX_DOMAIN_LENGTH || name.startsWith('www.')) return false;
+  let labelStart = 0;
+  let dots = 0;
+  for (let i = 0; i <= name.length; i++) {
+    const c = i === name.length ? 46 : name.charCodeAt(i);
+    if (c === 46) {
+      const length = i - labelStart;
+      if (length === 0 || length > MAX_LABEL_LENGTH) return false;
+      if (name.charCodeAt(labelStart) === 45 || name.charCodeAt(i - 1) === 45) return false;
+      labelStart = i + 1;
+      dots++;
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45)) {
+      return false;
+    }
+  }
+  return dots >= 2;
+}
+
 export function canonicalDomain(input: string): CanonicalDomainResult {
+  if (isCanonical(input)) return { domain: input, warnings: [] };
   const host = extractHost(input).toLowerCase();
   // domainToASCII returns '' for names that cannot be converted (bad punycode, forbidden characters).
   const ascii = /^\p{ASCII}*$/u.test(host) ? host : domainToASCII(host);

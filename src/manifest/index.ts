@@ -6,6 +6,7 @@ import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { DesiredState, Problem } from '../model.js';
 import { describeValue } from './describe-value.js';
+import { parseManifestFast } from './fast-path.js';
 import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
 import { issuesToFindings } from './issues.js';
 import { type Finding, formatPath, Locator } from './locate.js';
@@ -78,7 +79,17 @@ function checkData(data: Record<string, unknown>, failures: InterpolationFailure
   return { problems: findings.map((finding) => locator.toProblem(finding)), state };
 }
 
+/**
+ * A valid manifest in plain YAML takes the fast path; anything else (problems to report, YAML beyond
+ * the fast reader) is read by `yaml` with positions. The result is the same either way.
+ */
 export function parseManifest(text: string, options: ParseOptions): ManifestResult {
+  const desired = parseManifestFast(text, options.file, options.env);
+  return desired ? { desired, problems: [] } : parseManifestWithPositions(text, options);
+}
+
+/** The full path: every node keeps its position, so every problem can be located. */
+export function parseManifestWithPositions(text: string, options: ParseOptions): ManifestResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const locator = new Locator(doc, lineCounter, text, options.file);

@@ -71,3 +71,37 @@ export function interpolateDocument(doc: Document, env: Env): InterpolationFailu
   walk(doc.contents as Node | null, []);
   return failures;
 }
+
+/**
+ * The same replacement on plain data (the fast reader's output), in place. False as soon as a reference
+ * cannot be resolved: the caller then reads the file again with positions, to report it.
+ */
+export function interpolateData(data: unknown, env: Env): boolean {
+  if (Array.isArray(data)) {
+    for (let i = 0; i < data.length; i++) {
+      const item: unknown = data[i];
+      if (typeof item !== 'string') {
+        if (!interpolateData(item, env)) return false;
+        continue;
+      }
+      const result = interpolateString(item, env);
+      if (!('value' in result)) return false;
+      data[i] = result.value;
+    }
+    return true;
+  }
+  if (typeof data !== 'object' || data === null) return true;
+  const record = data as Record<string, unknown>;
+  // for…in rather than Object.keys: no array per object (this walks every website of the manifest).
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value !== 'string') {
+      if (!interpolateData(value, env)) return false;
+      continue;
+    }
+    const result = interpolateString(value, env);
+    if (!('value' in result)) return false;
+    record[key] = result.value;
+  }
+  return true;
+}

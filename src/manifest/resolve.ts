@@ -9,7 +9,7 @@ import { canonicalDomain } from './canonical-domain.js';
 import { globError } from './fields.js';
 import type { Finding, Path } from './locate.js';
 import { manifestSchema } from './schema.js';
-import { effectiveSettings, readSettings, type Settings } from './settings.js';
+import { effectiveSettings, readSettings, type Settings, SlotCache } from './settings.js';
 
 export type Resolved = Omit<DesiredState, 'file'> & { findings: Finding[] };
 
@@ -21,9 +21,10 @@ interface IgnoreRule {
 
 interface Context {
   defaults: Settings;
+  cache: SlotCache;
   ignore: IgnoreRule[];
-  /** Canonical domain → path of the entry that declared it first. */
-  seen: Map<string, Path>;
+  /** Canonical domain → index of the entry that declared it first. */
+  seen: Map<string, number>;
   locate: (path: Path) => SourceLocation;
   findings: Finding[];
   /** Whether some website takes its password from `defaults`. */
@@ -51,17 +52,18 @@ function checkDomain(raw: unknown, index: number, ctx: Context): string | undefi
   const { domain } = result;
   for (const message of result.warnings) ctx.findings.push({ severity: 'warning', path, message });
   const first = ctx.seen.get(domain);
-  if (first) {
-    const line = ctx.locate(first).line;
+  if (first !== undefined) {
+    const line = ctx.locate(['websites', first, 'domain']).line;
     ctx.findings.push({
       severity: 'error',
       path,
       message: `duplicate domain ${domain}: also declared at line ${line}`,
     });
   } else {
-    ctx.seen.set(domain, path);
+    ctx.seen.set(domain, index);
   }
-  const rule = ctx.ignore.find((candidate) => candidate.matches(domain));
+  const rule =
+    ctx.ignore.length === 0 ? undefined : ctx.ignore.find((candidate) => candidate.matches(domain));
   if (rule) {
     ctx.findings.push({
       severity: 'error',
@@ -101,7 +103,7 @@ function checkPassword(own: Settings, effective: Settings, index: number, ctx: C
 function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
   if (!isRecord(raw)) return undefined;
   const domain = checkDomain(raw.domain, index, ctx);
-  const own = readSettings(raw);
+  const own = readSettings(raw, ctx.cache);
   const effective = effectiveSettings(own, ctx.defaults);
   const password = checkPassword(own, effective, index, ctx);
   const { privacy, email, exclude_bots, exclude_params, exclude_ips } = effective;
@@ -115,24 +117,28 @@ function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsi
   ) {
     return undefined;
   }
-  return {
+  // Built in this order (password, then location, last) without spreads: this runs once per website.
+  const website = {
     domain,
     privacy: privacy.value,
     email: email.value,
     exclude_bots: exclude_bots.value,
     exclude_params: exclude_params.value,
     exclude_ips: exclude_ips.value,
-    ...(password === undefined ? {} : { password }),
-    location: ctx.locate(['websites', index, 'domain']),
-  };
+  } as DesiredWebsite;
+  if (password !== undefined) website.password = password;
+  website.location = ctx.locate(['websites', index, 'domain']);
+  return website;
 }
 
 export function resolveManifest(
   data: Record<string, unknown>,
   locate: (path: Path) => SourceLocation,
+  cache: SlotCache = new SlotCache(),
 ): Resolved {
   const ctx: Context = {
-    defaults: readSettings(isRecord(data.defaults) ? data.defaults : {}),
+    defaults: readSettings(isRecord(data.defaults) ? data.defaults : {}, cache),
+    cache,
     ignore: readIgnore(data.ignore),
     seen: new Map(),
     locate,

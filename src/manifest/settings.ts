@@ -11,26 +11,84 @@ export type Slot<T> = { kind: 'absent' } | { kind: 'invalid' } | { kind: 'ok'; v
 
 export type Settings = { [K in SettingKey]: Slot<SettingValues[K]> };
 
-function readSlot<K extends SettingKey>(raw: Record<string, unknown>, key: K): Slot<SettingValues[K]> {
-  if (!Object.hasOwn(raw, key)) return { kind: 'absent' };
-  const parsed = settingSchemas[key].safeParse(raw[key]);
-  return parsed.success ? { kind: 'ok', value: parsed.data as SettingValues[K] } : { kind: 'invalid' };
+const ABSENT: Slot<never> = Object.freeze({ kind: 'absent' });
+
+/**
+ * Validated values by setting and written value. A manifest repeats the same few values (`true`,
+ * `public`, the same IP list) across thousands of websites; zod runs once per distinct value. Lists
+ * are keyed by their JSON. One cache serves one manifest, so it never outlives (or leaks) a reading.
+ */
+export class SlotCache {
+  readonly #slots = new Map<SettingKey, Map<unknown, Slot<unknown>>>(
+    SETTING_KEYS.map((key) => [key, new Map()]),
+  );
+
+  read<K extends SettingKey>(key: K, value: unknown): Slot<SettingValues[K]> {
+    const cacheKey = typeof value === 'object' && value !== null ? listKey(value) : value;
+    const slots = this.#slots.get(key)!;
+    if (cacheKey === undefined) return parseSlot(key, value);
+    let slot = slots.get(cacheKey);
+    if (slot === undefined) {
+      slot = parseSlot(key, value);
+      slots.set(cacheKey, slot);
+    }
+    return slot as Slot<SettingValues[K]>;
+  }
 }
 
-export function readSettings(raw: Record<string, unknown>): Settings {
-  return Object.fromEntries(SETTING_KEYS.map((key) => [key, readSlot(raw, key)])) as Settings;
+/** `\0`-prefixed JSON of a list of strings (never equal to a plain string value); undefined otherwise. */
+function listKey(value: object): string | undefined {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return undefined;
+  return `\0${JSON.stringify(value)}`;
+}
+
+function parseSlot<K extends SettingKey>(key: K, value: unknown): Slot<SettingValues[K]> {
+  const parsed = settingSchemas[key].safeParse(value);
+  if (!parsed.success) return { kind: 'invalid' };
+  // Frozen: the same validated list may be shared by many websites, so nothing may change it.
+  const data = Array.isArray(parsed.data) ? Object.freeze(parsed.data) : parsed.data;
+  return { kind: 'ok', value: data as SettingValues[K] };
+}
+
+export function readSettings(raw: Record<string, unknown>, cache: SlotCache = new SlotCache()): Settings {
+  const read = <K extends SettingKey>(key: K) =>
+    Object.hasOwn(raw, key) ? cache.read(key, raw[key]) : ABSENT;
+  return {
+    privacy: read('privacy'),
+    password: read('password'),
+    email: read('email'),
+    exclude_bots: read('exclude_bots'),
+    exclude_params: read('exclude_params'),
+    exclude_ips: read('exclude_ips'),
+  };
 }
 
 function serviceDefault(key: SettingKey): Slot<unknown> {
-  return key === 'password' ? { kind: 'absent' } : { kind: 'ok', value: SERVICE_CREATE_DEFAULTS[key] };
+  if (key === 'password') return ABSENT;
+  const value = SERVICE_CREATE_DEFAULTS[key];
+  // A frozen copy of a default list, shared like any other validated value (see SlotCache).
+  return { kind: 'ok', value: Array.isArray(value) ? Object.freeze([...value]) : value };
 }
 
 /** Own value, else the manifest's defaults, else what the service sets on create. */
 export function effectiveSettings(own: Settings, defaults: Settings): Settings {
-  const pick = (key: SettingKey): Slot<unknown> => {
-    if (own[key].kind !== 'absent') return own[key];
-    if (defaults[key].kind !== 'absent') return defaults[key];
-    return serviceDefault(key);
-  };
-  return Object.fromEntries(SETTING_KEYS.map((key) => [key, pick(key)])) as Settings;
+  return {
+    privacy: pick(own.privacy, defaults.privacy, 'privacy'),
+    password: pick(own.password, defaults.password, 'password'),
+    email: pick(own.email, defaults.email, 'email'),
+    exclude_bots: pick(own.exclude_bots, defaults.exclude_bots, 'exclude_bots'),
+    exclude_params: pick(own.exclude_params, defaults.exclude_params, 'exclude_params'),
+    exclude_ips: pick(own.exclude_ips, defaults.exclude_ips, 'exclude_ips'),
+  } as Settings;
 }
+
+function pick(own: Slot<unknown>, defaults: Slot<unknown>, key: SettingKey): Slot<unknown> {
+  if (own.kind !== 'absent') return own;
+  if (defaults.kind !== 'absent') return defaults;
+  return SERVICE_DEFAULTS[key];
+}
+
+const SERVICE_DEFAULTS = Object.fromEntries(SETTING_KEYS.map((key) => [key, serviceDefault(key)])) as Record<
+  SettingKey,
+  Slot<unknown>
+>;

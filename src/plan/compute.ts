@@ -7,7 +7,7 @@ import {
   type WebsiteWrite,
 } from '../model.js';
 import type { StateData } from '../state/index.js';
-import { comparePassword, compareSetting, showSetting } from './compare.js';
+import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
 import { websiteKey } from './identity.js';
 import {
   ACTION_ORDER,
@@ -45,16 +45,18 @@ export function computePlan(input: PlanInput): Plan {
     accountSize: current.length,
     warnings: [],
   };
-  const listed = new Set<string>();
+  let matched = 0;
   for (const website of desired.websites) {
-    listed.add(website.domain);
     const remote = remoteByKey.get(website.domain);
+    if (remote) matched++;
     const change = remote ? planUpdate(website, remote, state) : planCreate(website);
     if (change) plan.changes.push(change);
     else plan.unchanged++;
   }
-  for (const [key, record] of remoteByKey) {
-    if (listed.has(key)) continue;
+  // Listed domains are unique, so when every record was matched none is left to ignore or delete.
+  const listed = matched < remoteByKey.size ? new Set(desired.websites.map((w) => w.domain)) : undefined;
+  for (const [key, record] of listed ? remoteByKey : []) {
+    if (listed?.has(key)) continue;
     if (isIgnored(key)) plan.ignored.push(record.domain);
     else if (prune) plan.changes.push(planDelete(record));
     else plan.unmanaged.push(record.domain);
@@ -89,21 +91,28 @@ function planUpdate(
   remote: RemoteWebsite,
   state: StateData,
 ): UpdateChange | undefined {
-  const send: WebsiteWrite = {};
-  const fields: FieldChange[] = [];
+  // Built only once something differs: a converged plan runs this for every website of the account.
+  let send: WebsiteWrite | undefined;
+  let fields: FieldChange[] | undefined;
   for (const field of SETTING_FIELDS) {
+    if (!settingDiffers(field, website, remote, state)) continue;
     const verdict = compareSetting(field, website, remote, state);
-    if (!verdict.differs) continue;
+    send ??= {};
+    fields ??= [];
     Object.assign(send, { [field]: website[field] });
     fields.push({ field, from: verdict.from, to: showSetting(field, website[field]) });
   }
-  const password = comparePassword(website, remote, state);
   // The service requires the password whenever privacy is set to 2, so both travel together.
-  if (website.privacy === 2 && website.password !== undefined && (password.differs || send.privacy === 2)) {
-    send.password = website.password;
-    fields.push({ field: 'password', from: password.from, to: SENSITIVE });
+  if (website.privacy === 2 && website.password !== undefined) {
+    const password = comparePassword(website, remote, state);
+    if (password.differs || send?.privacy === 2) {
+      send ??= {};
+      fields ??= [];
+      send.password = website.password;
+      fields.push({ field: 'password', from: password.from, to: SENSITIVE });
+    }
   }
-  if (fields.length === 0) return undefined;
+  if (!send || !fields) return undefined;
   return {
     kind: 'update',
     id: remote.id,

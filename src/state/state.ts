@@ -33,10 +33,40 @@ export function emptyState(baseUrl: string): StateData {
   return { version: STATE_VERSION, base_url: baseUrl, salt: randomBytes(16).toString('hex'), websites: {} };
 }
 
+/**
+ * Fingerprints already computed, per state object: a plan compares every website's write-only fields,
+ * and most websites share a few values (no excluded parameters, the same list), so an HMAC per
+ * distinct value instead of per website. Frozen values (the manifest's lists, shared between websites)
+ * are also known by identity, which spares serialising them. It lives and dies with its state object.
+ */
+interface Computed {
+  salt: string;
+  byText: Map<string, string>;
+  byFrozen: WeakMap<object, Map<WritableField, string>>;
+}
+const computed = new WeakMap<object, Computed>();
+
 export function fingerprint(state: Pick<StateData, 'salt'>, field: WritableField, value: unknown): string {
-  return createHmac('sha256', state.salt)
-    .update(`${field}\0${JSON.stringify(value)}`)
-    .digest('base64url');
+  let cache = computed.get(state);
+  if (cache?.salt !== state.salt) {
+    cache = { salt: state.salt, byText: new Map(), byFrozen: new WeakMap() };
+    computed.set(state, cache);
+  }
+  const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value) ? value : undefined;
+  const known = frozen && cache.byFrozen.get(frozen)?.get(field);
+  if (known !== undefined) return known;
+  const text = `${field}\0${JSON.stringify(value)}`;
+  let result = cache.byText.get(text);
+  if (result === undefined) {
+    result = createHmac('sha256', state.salt).update(text).digest('base64url');
+    cache.byText.set(text, result);
+  }
+  if (frozen) {
+    const byField = cache.byFrozen.get(frozen) ?? new Map<WritableField, string>();
+    byField.set(field, result);
+    cache.byFrozen.set(frozen, byField);
+  }
+  return result;
 }
 
 /** The fingerprint recorded for a website's field, or undefined when we never applied it. */

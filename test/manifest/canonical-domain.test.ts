@@ -15,8 +15,23 @@ describe('canonicalDomain', () => {
     ['ÉCOLE.fr', 'xn--cole-9oa.fr'],
     ['www.com', 'www.com'],
     ['sub-domain.example.co.uk', 'sub-domain.example.co.uk'],
+    // Already canonical (the fast check) and the edges of what it lets through.
+    ['xn--bcher-kva.de', 'xn--bcher-kva.de'],
+    ['1.2.3.4', '1.2.3.4'],
+    ['a.b', 'a.b'],
+    [`${'a'.repeat(63)}.com`, `${'a'.repeat(63)}.com`],
+    ['wwwexample.com', 'wwwexample.com'],
   ])('%s → %s without warnings', (input, domain) => {
     expect(canonicalDomain(input)).toEqual({ domain, warnings: [] });
+  });
+
+  it('removes a leading www. with a warning, even when the rest is already canonical', () => {
+    expect(canonicalDomain('www.example.com')).toEqual({
+      domain: 'example.com',
+      warnings: [
+        '"www." removed: the service stores this website as example.com; write "example.com" to silence this warning',
+      ],
+    });
   });
 
   it('removes a leading www. with a warning', () => {
@@ -38,6 +53,8 @@ describe('canonicalDomain', () => {
     ],
     ['-bad.com', '"-bad.com" has an invalid label "-bad" (labels are letters, digits and inner hyphens)'],
     ['a..com', '"a..com" has an invalid label "" (labels are letters, digits and inner hyphens)'],
+    ['bad-.com', '"bad-.com" has an invalid label "bad-" (labels are letters, digits and inner hyphens)'],
+    ['.example.com', '".example.com" has an invalid label "" (labels are letters, digits and inner hyphens)'],
     [`${'a'.repeat(64)}.com`, `"${'a'.repeat(64)}.com" has a label of 64 characters; at most 63 are allowed`],
   ])('rejects %j', (input, error) => {
     expect(canonicalDomain(input)).toEqual({ error });

@@ -63,6 +63,33 @@ describe('computePlan', () => {
       unmanaged: ['old.example.com'],
     },
     {
+      name: 'with every listed website matched, the account websites left over are still found',
+      desired: [desiredSite('a.example.com'), desiredSite('b.example.com')],
+      current: [
+        remoteSite(3, 'z.example.com'),
+        remoteSite(1, 'a.example.com'),
+        remoteSite(2, 'b.example.com'),
+        remoteSite(4, 'y.example.com'),
+      ],
+      state: stateWith(
+        [1, 'a.example.com', 'exclude_params', []],
+        [2, 'b.example.com', 'exclude_params', []],
+      ),
+      expected: [],
+      unchanged: 2,
+      unmanaged: ['y.example.com', 'z.example.com'],
+    },
+    {
+      name: 'a listed website missing and an unlisted one present: one create, one left alone',
+      desired: [desiredSite('a.example.com'), desiredSite('new.example.com')],
+      current: [remoteSite(1, 'a.example.com'), remoteSite(9, 'old.example.com')],
+      state: stateWith([1, 'a.example.com', 'exclude_params', []]),
+      expected: [
+        { kind: 'create', domain: 'new.example.com', sendKeys: ['email', 'exclude_bots', 'privacy'] },
+      ],
+      unmanaged: ['old.example.com'],
+    },
+    {
       name: 'an account website not listed is deleted with prune',
       desired: [],
       current: [remoteSite(7, 'old.example.com')],

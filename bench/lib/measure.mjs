@@ -1,0 +1,49 @@
+// Small pure helpers shared by the scenarios: statistics, bounds and the rate-limit window replay.
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** List requests of a full listing: ⌈N/100⌉, and at least one (an empty account still answers a page). */
+export const listRequests = (websites) => Math.max(1, Math.ceil(websites / 100));
+
+/**
+ * Sequential round trips of a listing at this concurrency: the first page alone (it tells how many
+ * there are), then the rest `concurrency` at a time.
+ */
+export const listRounds = (websites, concurrency) =>
+  1 + Math.ceil((listRequests(websites) - 1) / concurrency);
+
+/** Counts the log's rows by kind (`list`, `search`, `patch`, `post`, `delete`…) and by status. */
+export function countLog(log) {
+  const byKind = {};
+  const byStatus = {};
+  for (const [, status, kind] of log) {
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+    byStatus[status] = (byStatus[status] ?? 0) + 1;
+  }
+  return { total: log.length, byKind, byStatus };
+}
+
+/**
+ * Replays the simulator's fixed-window limiter over the arrival times: a window opens with the first
+ * request after the previous one ended. Returns, per window, how many requests it accepted and refused.
+ */
+export function replayWindows(log, windowMs) {
+  const windows = [];
+  let current;
+  for (const [at, status] of [...log].sort((a, b) => a[0] - b[0])) {
+    if (!current || at >= current.start + windowMs) {
+      current = { start: at, accepted: 0, refused: 0 };
+      windows.push(current);
+    }
+    if (status === 429) current.refused++;
+    else current.accepted++;
+  }
+  return windows;
+}
+
+export const seconds = (ms, digits = 2) => (ms / 1000).toFixed(digits);
+export const megabytes = (kb) => (kb / 1024).toFixed(0);

@@ -1,0 +1,204 @@
+// Turns the scenarios' measures into target verdicts and the markdown of docs/benchmarks.md.
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { explanations } from './explain.mjs';
+import { megabytes, seconds } from './measure.mjs';
+
+export const TARGETS = {
+  latencyFactor: 1.25,
+  rateUsed: 0.9,
+  cpuBeyondStartupMs: 1000,
+  peakRssMb: 256,
+  idleCorePercent: 1,
+  rssGrowth: 0.1,
+};
+
+const verdict = (ok, text) => `${ok ? '✅' : '❌'} ${text}`;
+const signed = (fraction) => `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(1)}%`;
+
+function requestsVerdict({ made, min }) {
+  return verdict(
+    made === min,
+    made === min ? 'requests = minimum' : `${made - min} requests over the minimum`,
+  );
+}
+
+function latencyVerdict(row) {
+  const factor = row.run.wallMs / row.boundMs;
+  return verdict(
+    factor <= TARGETS.latencyFactor,
+    `wall ${factor.toFixed(2)}× bound (≤ ${TARGETS.latencyFactor}×)`,
+  );
+}
+
+const checksOf = (row) => (row.checks ?? []).filter((c) => !c.ok).map((c) => verdict(false, c.label));
+
+function requestsCell({ made, min, refused }) {
+  const extra = refused ? ` + ${refused} × 429` : '';
+  return `${made.toLocaleString('en')}${extra} (${min.toLocaleString('en')})`;
+}
+
+/** One table row per measured line: [scenario, requests, wall, cpu, rss, targets]. */
+export function rows(results) {
+  const out = [];
+  const { startup } = results;
+  if (startup) {
+    out.push([
+      'Process start-up: dry run of 1 website on an empty account, no latency (median of 5)',
+      `${startup.requests} (1)`,
+      `${seconds(startup.wallMs)} s`,
+      `${seconds(startup.cpuMs)} s`,
+      `${megabytes(startup.maxRssKb)} MB`,
+      'reference: the "start-up" in the bounds below',
+    ]);
+  }
+  for (const row of results.latency ?? []) {
+    out.push([
+      row.name,
+      requestsCell(row.requests),
+      `${seconds(row.run.wallMs)} s (${seconds(row.boundMs)} s = ${seconds(startup.wallMs)} + ${row.roundTrips} × 50 ms)`,
+      `${seconds(row.run.cpuMs)} s`,
+      `${megabytes(row.run.maxRssKb)} MB`,
+      [requestsVerdict(row.requests), latencyVerdict(row), ...checksOf(row)].join('<br>'),
+    ]);
+  }
+  const rate = results.rateLimited;
+  if (rate) {
+    const r = rate.rate;
+    out.push([
+      rate.name,
+      requestsCell(rate.requests),
+      `${seconds(rate.run.wallMs)} s (${seconds(rate.boundMs)} s = ${seconds(startup.wallMs)} + ${seconds(r.idealSpanMs, 0)} s of windows + 50 ms)`,
+      `${seconds(rate.run.cpuMs)} s`,
+      `${megabytes(rate.run.maxRssKb)} MB`,
+      [
+        requestsVerdict(rate.requests),
+        verdict(r.used >= TARGETS.rateUsed, `${(r.used * 100).toFixed(0)}% of the allowed rate used (≥ 90%)`),
+        verdict(r.failed === 0, `${Number.isNaN(r.failed) ? 'unknown' : r.failed} failed operations (0)`),
+        verdict(r.maxRefusedPerWindow <= 1, `at most ${r.maxRefusedPerWindow} × 429 per window (≤ 1)`),
+      ].join('<br>'),
+    ]);
+  }
+  const large = results.large;
+  if (large) {
+    out.push([
+      large.name,
+      requestsCell(large.requests),
+      `${seconds(large.run.wallMs)} s (no latency)`,
+      `${seconds(large.run.cpuMs)} s total, ${seconds(large.cpuBeyondStartupMs)} s beyond start-up`,
+      `${megabytes(large.run.maxRssKb)} MB`,
+      [
+        requestsVerdict(large.requests),
+        verdict(
+          large.cpuBeyondStartupMs < TARGETS.cpuBeyondStartupMs,
+          `${seconds(large.cpuBeyondStartupMs)} s CPU beyond start-up (< 1 s)`,
+        ),
+        ...checksOf(large),
+      ].join('<br>'),
+    ]);
+    const rssMb = large.run.maxRssKb / 1024;
+    out.push([
+      `Peak RSS of that ${large.count.toLocaleString('en')}-website plan`,
+      '—',
+      '—',
+      '—',
+      `${rssMb.toFixed(0)} MB`,
+      verdict(rssMb < TARGETS.peakRssMb, `peak RSS ${rssMb.toFixed(0)} MB (< ${TARGETS.peakRssMb} MB)`),
+    ]);
+  }
+  const daemon = results.daemon;
+  if (daemon) {
+    const { idle, runs } = daemon;
+    out.push([
+      idle.name,
+      requestsCell(idle.requests),
+      `${seconds(idle.wallMs, 0)} s`,
+      `${seconds(idle.cpuMs, 3)} s`,
+      '—',
+      [
+        verdict(
+          idle.corePercent < TARGETS.idleCorePercent,
+          `${idle.corePercent.toFixed(3)}% of a core (< 1%)`,
+        ),
+        requestsVerdict(idle.requests),
+      ].join('<br>'),
+    ]);
+    const growth = runs.rss.afterAll / runs.rss.after10 - 1;
+    const live = runs.liveHeap;
+    const liveGrowth = live.late / live.early - 1;
+    out.push([
+      runs.name,
+      requestsCell(runs.requests),
+      `${seconds(runs.wallMs)} s (${(runs.wallMs / runs.requests.min).toFixed(1)} ms per run)`,
+      `${seconds(runs.cpuMs)} s`,
+      `${(runs.rss.after10 / 2 ** 20).toFixed(0)} MB after 10 → ${(runs.rss.afterAll / 2 ** 20).toFixed(0)} MB after ${runs.requests.min}`,
+      [
+        verdict(growth <= TARGETS.rssGrowth, `RSS ${signed(growth)} (≤ +10%)`),
+        `ℹ️ live heap after a full GC ${(live.early / 2 ** 20).toFixed(1)} → ${(live.late / 2 ** 20).toFixed(1)} MB (${signed(liveGrowth)}): ${Math.abs(liveGrowth) <= TARGETS.rssGrowth ? 'no leak' : 'growing'}`,
+        requestsVerdict(runs.requests),
+        ...checksOf(runs),
+      ].join('<br>'),
+    ]);
+  }
+  return out;
+}
+
+export function table(results) {
+  const header = [
+    'Scenario',
+    'Requests (minimum)',
+    'Wall time (round-trip bound)',
+    'CPU',
+    'Peak RSS',
+    'Targets',
+  ];
+  const lines = [header, header.map(() => '---'), ...rows(results)];
+  return lines.map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+export function machine() {
+  const cores = cpus();
+  return {
+    cpu: cores[0]?.model ?? 'unknown',
+    cores: cores.length,
+    memoryGb: (totalmem() / 2 ** 30).toFixed(0),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+    load: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+  };
+}
+
+/** The whole of docs/benchmarks.md. */
+export function markdown(results, { date, durationMs, m }) {
+  const notes = [...(results.latency ?? []), results.rateLimited, results.large]
+    .filter(Boolean)
+    .map((row) => `- **${row.name}**: ${row.note}.`);
+  if (results.daemon) {
+    const { runs } = results.daemon;
+    const samples = runs.samples.map((s) => `${s.run}: ${s.rssMb.toFixed(0)}`).join(', ');
+    notes.push(
+      `- **${runs.name}**: RSS in MB by run: ${samples}. V8 heap in use (garbage included) ${(runs.rss.heap10 / 2 ** 20).toFixed(1)} MB after 10 runs, ${(runs.rss.heapAll / 2 ** 20).toFixed(1)} MB after ${runs.requests.min}.`,
+    );
+  }
+  if (results.large?.bounded) {
+    const { option, run } = results.large.bounded;
+    notes.push(
+      `- **The same 100,000-website plan with \`NODE_OPTIONS=${option}\`**: peak RSS ${megabytes(run.maxRssKb)} MB, ${seconds(run.cpuMs)} s CPU, ${seconds(run.wallMs)} s wall (informative: not how the CLI runs by default).`,
+    );
+  }
+  const missed = explanations(results, TARGETS);
+  return `# Benchmarks
+
+Generated by \`npm run bench\` (bench/run.mjs) on ${date}; the whole run took ${seconds(durationMs, 0)} s.
+What each row measures and how its bound is computed: the README's "Benchmark" section.
+
+Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, Node ${m.node}; load average at start ${m.load}.
+
+${table(results)}
+
+Notes:
+
+${notes.join('\n')}
+${missed.length > 0 ? `\nTargets missed, and why:\n\n${missed.join('\n')}\n` : ''}`;
+}

@@ -1,0 +1,73 @@
+// `npm run bench`: every scenario against the simulator, each process on its own, then the table on
+// stdout and in docs/benchmarks.md. `--quick` runs small sizes (to try the harness; writes nothing);
+// `--only=startup,latency,rate,large,daemon` picks scenarios.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { machine, markdown, table } from './lib/report.mjs';
+import { daemonScenarios } from './lib/scenarios-daemon.mjs';
+import {
+  largeScenario,
+  latencyScenarios,
+  measureStartup,
+  rateLimitScenario,
+  startLargeSim,
+} from './lib/scenarios-sync.mjs';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+const quick = values.quick ?? false;
+const only = new Set((values.only ?? 'latency,rate,large,daemon').split(','));
+const output = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
+
+const m = machine();
+console.error(`bench: ${m.cpu}, ${m.cores} cores, Node ${m.node}, load ${m.load}${quick ? ' (quick)' : ''}`);
+const dir = mkdtempSync(join(tmpdir(), 'websites-sync-bench-'));
+const started = performance.now();
+const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+const results = {};
+const step = async (name, work) => {
+  const at = performance.now();
+  console.error(`bench: ${name}…`);
+  const result = await work();
+  console.error(`bench: ${name} done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
+  return result;
+};
+
+let large;
+try {
+  results.startup = await step('start-up', () => measureStartup(dir));
+  if (only.has('latency')) {
+    results.latency = await step('10,000 websites, 50 ms', () =>
+      quick ? latencyScenarios(dir, results.startup, 1000, 100) : latencyScenarios(dir, results.startup),
+    );
+  }
+  // The large account's simulator seeds in its own process while the rate-limited and daemon rows,
+  // which mostly wait, are measured.
+  large = only.has('large') ? startLargeSim(quick ? 10_000 : 100_000) : undefined;
+  large?.catch(() => {});
+  if (only.has('rate')) {
+    results.rateLimited = await step('rate-limited creates', () =>
+      quick ? rateLimitScenario(dir, results.startup, 30, 10, 2000) : rateLimitScenario(dir, results.startup),
+    );
+  }
+  if (only.has('daemon')) {
+    results.daemon = await step('daemon', () =>
+      daemonScenarios(dir, quick ? { idleMs: 5000, runs: 100 } : {}),
+    );
+  }
+  if (large) {
+    results.large = await step('100,000 websites', () => largeScenario(dir, results.startup, large));
+  }
+} finally {
+  await large?.then(({ sim }) => sim.close()).catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const durationMs = performance.now() - started;
+console.log(table(results));
+if (!quick && !values.only) {
+  writeFileSync(output, markdown(results, { date, durationMs, m }));
+  console.error(`bench: wrote ${output} (${(durationMs / 1000).toFixed(0)} s in all)`);
+}
