@@ -1,10 +1,5 @@
 import { AuthError, ServiceError } from '../service/errors.js';
-import { runSimulatorCommand } from '../simulator/cli.js';
 import { parseConfig } from './args.js';
-import { runDaemon } from './commands/daemon.js';
-import { runExport } from './commands/export.js';
-import { runOnce } from './commands/once.js';
-import { runValidate } from './commands/validate.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { HELP } from './help.js';
 import { VERSION } from './version.js';
@@ -15,7 +10,11 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
-/** Parses, dispatches, and maps every error to an exit status: the only top-level handler. */
+/**
+ * Parses, dispatches, and maps every error to an exit status: the only top-level handler. Each command
+ * is loaded when it runs, so `validate` or `--help` does not pay for the daemon's HTTP server and
+ * metrics (start-up time counts in CI and in every one-shot run).
+ */
 export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const config = parseConfig(argv, io.env);
@@ -27,15 +26,15 @@ export async function run(argv: string[], io: Io): Promise<number> {
         io.stdout.write(`websites-sync ${VERSION}\n`);
         return EXIT.ok;
       case 'validate':
-        return await runValidate(config, io);
+        return await (await import('./commands/validate.js')).runValidate(config, io);
       case 'simulator':
-        return await runSimulatorCommand(config.rest);
+        return await (await import('../simulator/cli.js')).runSimulatorCommand(config.rest);
       case 'export':
-        return await runExport(config, io);
+        return await (await import('./commands/export.js')).runExport(config, io);
       case 'sync':
         // Without --once: the daemon; with --dry-run it is observe mode (logs every plan, changes nothing).
-        if (!config.once) return await runDaemon(config, io);
-        return await runOnce(config, io);
+        if (!config.once) return await (await import('./commands/daemon.js')).runDaemon(config, io);
+        return await (await import('./commands/once.js')).runOnce(config, io);
     }
   } catch (error) {
     return reportError(

@@ -48,8 +48,9 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     const mismatch = targetMismatch(saved.file, { baseUrl: options.baseUrl, version: saved.version });
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
-  const state = await readState(options);
-  let current = await options.service.listWebsites();
+  // The state file is read while the first page is on its way.
+  const [state, listed] = await Promise.all([readState(options), options.service.listWebsites()]);
+  let current = listed;
   logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
   let { plan, stale, force } = planFrom(options, current, state);
   // A listing read in several pages can miss an edit made meanwhile (one website deleted on an early

@@ -1,7 +1,7 @@
 // The list endpoint: query parsing as the controller does it (invalid values silently fall back to
 // defaults) and the two pagination shapes deployments answer with.
 
-import type { ListFilter, WebsiteRecord } from './store.js';
+import { type ListFilter, type StoredWebsite, toRecord, type WebsiteRecord } from './store.js';
 import type { FormInput } from './validation.js';
 
 export type ListShape = 'resource' | 'paginator';
@@ -47,10 +47,10 @@ interface PageInfo {
   url: (page: number) => string;
 }
 
-function paginate(all: WebsiteRecord[], query: ListQuery, path: string): PageInfo {
+function paginate(all: readonly StoredWebsite[], query: ListQuery, path: string): PageInfo {
   const total = all.length;
   const { perPage, page } = query;
-  const data = all.slice((page - 1) * perPage, page * perPage);
+  const data = all.slice((page - 1) * perPage, page * perPage).map(toRecord);
   const from = data.length > 0 ? (page - 1) * perPage + 1 : null;
   // The controller appends its resolved parameters to every page link; PHP drops the null ones.
   const appended: Array<[string, string | null]> = [
@@ -80,7 +80,12 @@ function paginate(all: WebsiteRecord[], query: ListQuery, path: string): PageInf
   };
 }
 
-export function renderList(all: WebsiteRecord[], query: ListQuery, path: string, shape: ListShape): unknown {
+export function renderList(
+  all: readonly StoredWebsite[],
+  query: ListQuery,
+  path: string,
+  shape: ListShape,
+): unknown {
   const p = paginate(all, query, path);
   const prev = p.currentPage > 1 ? p.url(p.currentPage - 1) : null;
   const next = p.currentPage < p.lastPage ? p.url(p.currentPage + 1) : null;

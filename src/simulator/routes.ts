@@ -85,7 +85,7 @@ export function runAction(
   switch (route.name) {
     case 'list': {
       const parsed = parseListQuery(applyInputMiddleware(query), context.defaultPerPage);
-      const records = store.query(parsed).map(toRecord);
+      const records = store.query(parsed);
       return {
         status: 200,
         json: renderList(records, parsed, context.listPath, context.listShape),
