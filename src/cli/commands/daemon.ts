@@ -1,10 +1,9 @@
 import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '../../daemon/index.js';
-import { connect } from '../../reconcile/connect.js';
-import { type Config, requireService } from '../args.js';
+import type { Config } from '../args.js';
+import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { Io } from '../run.js';
-import { VERSION } from '../version.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,
@@ -12,18 +11,11 @@ import { VERSION } from '../version.js';
  */
 export async function runDaemon(config: Config, io: Io): Promise<number> {
   refuseOneShotOptions(config);
-  const { baseUrl, apiKey } = requireService(config);
   const listen = listenAddress(config.listen);
-  const logger = createLogger({ level: config.logLevel });
   const metrics = new DaemonMetrics();
-  const client = connect({
-    baseUrl,
-    apiKey,
-    version: VERSION,
-    timeoutMs: config.timeoutMs,
-    concurrency: config.concurrency,
-    hooks: metrics.hooks,
-  });
+  const client = connectFromConfig(config, metrics.hooks);
+  const { baseUrl } = client;
+  const logger = createLogger({ level: config.logLevel });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({

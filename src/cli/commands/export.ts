@@ -1,21 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { exportManifest } from '../../export/index.js';
-import { connect } from '../../reconcile/connect.js';
-import { type Config, requireService } from '../args.js';
+import type { Config } from '../args.js';
+import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../run.js';
 import { VERSION } from '../version.js';
 
 /** `export [-o FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
-  const { baseUrl, apiKey } = requireService(config);
-  const client = connect({
-    baseUrl,
-    apiKey,
-    version: VERSION,
-    timeoutMs: config.timeoutMs,
-    concurrency: config.concurrency,
-  });
+  const client = connectFromConfig(config);
+  const { baseUrl } = client;
   let exported: ReturnType<typeof exportManifest>;
   try {
     const records = await client.service.listWebsites();

@@ -1,5 +1,4 @@
 import type { DesiredState } from '../../model.js';
-import { connect } from '../../reconcile/connect.js';
 import { type ReconcileResult, reconcile } from '../../reconcile/reconcile.js';
 import {
   buildSavedPlan,
@@ -8,7 +7,8 @@ import {
   type SavedPlanFile,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
-import { type Config, requireService } from '../args.js';
+import type { Config } from '../args.js';
+import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { loadOrExit } from '../load.js';
 import { createLogger } from '../logger.js';
@@ -21,16 +21,10 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   checkPlanOptions(config);
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
-  const { baseUrl, apiKey } = requireService(config);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
+  const client = connectFromConfig(config);
+  const { baseUrl } = client;
   const logger = createLogger({ level: config.logLevel });
-  const client = connect({
-    baseUrl,
-    apiKey,
-    version: VERSION,
-    timeoutMs: config.timeoutMs,
-    concurrency: config.concurrency,
-  });
   try {
     const prune = config.prune || desired.prune;
     const result = await reconcile({
