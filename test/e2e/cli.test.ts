@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
 
 const KEY = 'e2e-secret-api-key-7f3a';
 const PASSWORD = 'e2e-secret-password-91bd';
@@ -25,13 +25,7 @@ beforeEach(async () => {
   simulator = await startSimulator({ apiKey: KEY });
   dir = await mkdtemp(join(tmpdir(), 'websites-sync-e2e-'));
   await writeFile(join(dir, 'websites.yaml'), MANIFEST);
-  env = {
-    WEBSITES_SYNC_BASE_URL: simulator.url,
-    WEBSITES_SYNC_API_KEY: KEY,
-    WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
-    WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
-    SHOP_PASSWORD: PASSWORD,
-  };
+  env = { ...toolEnv(simulator, dir), SHOP_PASSWORD: PASSWORD };
 });
 
 afterEach(async () => {

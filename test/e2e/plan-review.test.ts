@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type SeedWebsite, type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
 
 // The review workflow through the built binary: markdown plans, saved plans applied exactly or refused
 // as stale, and export for onboarding. Every run is a real process against the in-process simulator.
@@ -35,14 +35,7 @@ let env: Record<string, string>;
 async function start(websites: SeedWebsite[]): Promise<void> {
   simulator = await startSimulator({ apiKey: KEY, websites });
   dir = await mkdtemp(join(tmpdir(), 'websites-sync-review-'));
-  env = {
-    WEBSITES_SYNC_BASE_URL: simulator.url,
-    WEBSITES_SYNC_API_KEY: KEY,
-    WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
-    WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
-    WEBSITES_SYNC_LOG_LEVEL: 'warn',
-    SHOP_PASSWORD: PASSWORD,
-  };
+  env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn', SHOP_PASSWORD: PASSWORD };
 }
 
 afterEach(async () => {

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Simulator } from '../../src/simulator/index.js';
 
 /** The built binary: end-to-end tests run exactly what users run (`npm test` builds first). */
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -31,4 +33,14 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The environment that points the CLI at a simulator, with the manifest and state file in `dir`. */
+export function toolEnv(simulator: Simulator, dir: string): Record<string, string> {
+  return {
+    WEBSITES_SYNC_BASE_URL: simulator.url,
+    WEBSITES_SYNC_API_KEY: simulator.apiKey,
+    WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
+    WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
+  };
 }

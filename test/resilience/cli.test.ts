@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, runCli } from '../helpers/cli.js';
+import { CLI, runCli, toolEnv } from '../helpers/cli.js';
 import { apiCalls } from '../helpers/harness.js';
 import { expectAccount, manifestOf, type TestSite, testSites } from './helpers.js';
 
@@ -26,13 +26,7 @@ async function setUp(sites: TestSite[], options: Parameters<typeof startSimulato
   simulator = await startSimulator(options);
   const dir = await mkdtemp(join(tmpdir(), 'websites-sync-resilience-'));
   await writeFile(join(dir, 'websites.yaml'), manifestOf(sites));
-  env = {
-    WEBSITES_SYNC_BASE_URL: simulator.url,
-    WEBSITES_SYNC_API_KEY: simulator.apiKey,
-    WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
-    WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
-    WEBSITES_SYNC_LOG_LEVEL: 'silent',
-  };
+  env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'silent' };
 }
 
 describe('websites-sync --once when the service misbehaves', () => {
