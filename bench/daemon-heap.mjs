@@ -4,7 +4,7 @@
 // the live heap does not, so a leak shows here however lazy the collector is.
 import pino from 'pino';
 import { Daemon, DaemonMetrics } from '../dist/daemon/index.js';
-import { connect } from '../dist/reconcile/connect.js';
+import { connectService as connect } from '../dist/service/index.js';
 import { API_KEY, PASSWORD_ENV } from './lib/fixtures.mjs';
 
 const { url, manifest, state, runs, checkpoint } = JSON.parse(process.argv[2]);

@@ -3,7 +3,7 @@
 // included). Prints JSON: CPU and wall milliseconds per stage.
 import { loadManifest } from '../dist/manifest/index.js';
 import { computePlan } from '../dist/plan/index.js';
-import { connect } from '../dist/reconcile/connect.js';
+import { connectService as connect } from '../dist/service/index.js';
 import { loadState } from '../dist/state/index.js';
 import { API_KEY, PASSWORD_ENV } from './lib/fixtures.mjs';
 

@@ -1,8 +1,7 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
-import type { WebsiteService } from '../service/client.js';
-import { AuthError, ServiceError } from '../service/errors.js';
+import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
 import { forgetWebsite, type StateData } from '../state/index.js';
 import { createWebsite } from './create.js';
 import { recordWrite } from './record.js';

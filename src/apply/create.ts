@@ -1,9 +1,13 @@
 import type { Logger } from 'pino';
-import { type RemoteWebsite, SERVICE_CREATE_DEFAULTS, SETTING_FIELDS, type WebsiteWrite } from '../model.js';
-import { sameValue } from '../plan/compare.js';
+import {
+  type RemoteWebsite,
+  SERVICE_CREATE_DEFAULTS,
+  SETTING_FIELDS,
+  sameValue,
+  type WebsiteWrite,
+} from '../model/index.js';
 import type { CreateChange } from '../plan/index.js';
-import type { WebsiteService } from '../service/client.js';
-import { AuthError, ServiceError } from '../service/errors.js';
+import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
 import type { StateData } from '../state/index.js';
 import { createdSettings, recordWrite } from './record.js';
 

@@ -1,6 +1,11 @@
 import type { Logger } from 'pino';
-import { type RemoteWebsite, SETTING_FIELDS, type SettingField, type WebsiteWrite } from '../model.js';
-import { sameValue } from '../plan/compare.js';
+import {
+  type RemoteWebsite,
+  SETTING_FIELDS,
+  type SettingField,
+  sameValue,
+  type WebsiteWrite,
+} from '../model/index.js';
 import { clearNormalised, recordApplied, recordNormalised, type StateData } from '../state/index.js';
 
 // After a successful write, the response tells us what the service now holds. Fields it does not

@@ -1,5 +1,5 @@
 import { loadManifest } from '../manifest/index.js';
-import { type DesiredState, formatProblem } from '../model.js';
+import { type DesiredState, formatProblem } from '../model/index.js';
 import { ExitError } from './errors.js';
 
 export interface LoadedManifest {

@@ -1,4 +1,4 @@
-import { AuthError, ServiceError } from '../service/errors.js';
+import { AuthError, ServiceError } from '../service/index.js';
 import { parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { HELP } from './help.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { loadManifest, parseManifest } from '../manifest/index.js';
-import { type DesiredState, formatProblem, type Problem } from '../model.js';
+import { type DesiredState, formatProblem, type Problem } from '../model/index.js';
 import { readContent } from './content.js';
 
 // The manifest as the daemon holds it: the last good one stays in force while the file is invalid,

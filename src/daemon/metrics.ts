@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Outcome } from '../apply/index.js';
-import type { AttemptHooks, AttemptInfo } from '../service/http.js';
+import type { AttemptHooks, AttemptInfo } from '../service/index.js';
 
 // Prometheus metrics on a registry of our own (never prom-client's global one), so two daemons in one
 // process — tests — never share counters.

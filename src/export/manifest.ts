@@ -6,9 +6,9 @@ import {
   SERVICE_CREATE_DEFAULTS,
   SETTING_FIELDS,
   type SettingField,
-} from '../model.js';
-import { sameValue } from '../plan/compare.js';
-import { websiteKey } from '../plan/index.js';
+  sameValue,
+  websiteKey,
+} from '../model/index.js';
 
 // The account as a manifest, for adopting the tool on an existing account. Pure: records in, YAML out.
 // Values equal to the service's create defaults are left out (a listed website is fully declared, so

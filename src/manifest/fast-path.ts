@@ -3,7 +3,7 @@
 // pass is replaced by checks that hold exactly when it would find nothing. Anything else (a problem,
 // even a warning; YAML beyond the fast subset) returns undefined, and the full path reads the file
 // again to report every problem with its position. Both paths give the same result for the same text.
-import type { DesiredState, SourceLocation } from '../model.js';
+import type { DesiredState, SourceLocation } from '../model/index.js';
 import { readSimpleYaml } from './fast-yaml.js';
 import { type Env, interpolateData } from './interpolate.js';
 import type { Path } from './locate.js';

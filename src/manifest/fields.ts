@@ -5,8 +5,8 @@
 import { isIP } from 'node:net';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import type { Privacy } from '../model.js';
-import { canonicalDomain } from './canonical-domain.js';
+import type { Privacy } from '../model/index.js';
+import { canonicalDomain } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 
 const PRIVACY_CODES: Record<string, Privacy> = {

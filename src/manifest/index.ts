@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import type { DesiredState, Problem } from '../model.js';
+import type { DesiredState, Problem } from '../model/index.js';
 import { describeValue } from './describe-value.js';
 import { parseManifestFast } from './fast-path.js';
 import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
@@ -13,7 +13,6 @@ import { type Finding, formatPath, Locator } from './locate.js';
 import { resolveManifest } from './resolve.js';
 import { manifestSchema } from './schema.js';
 
-export { canonicalDomain } from './canonical-domain.js';
 export { manifestSchema } from './schema.js';
 
 export interface ManifestResult {

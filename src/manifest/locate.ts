@@ -2,7 +2,7 @@
 // can jump to. When the path points at something absent (a missing key), the nearest enclosing
 // node that exists is used, so every problem still has a useful location.
 import { type Document, isMap, isScalar, type LineCounter, type Node, Scalar } from 'yaml';
-import type { Problem, SourceLocation } from '../model.js';
+import type { Problem, SourceLocation } from '../model/index.js';
 
 export type Path = ReadonlyArray<string | number>;
 

@@ -4,8 +4,8 @@
 // that are also ignored. It reads the raw (interpolated) data field by field, so that one invalid
 // website does not hide the problems of the others; zod reports the invalid fields themselves.
 import picomatch from 'picomatch';
-import type { DesiredState, DesiredWebsite, SourceLocation } from '../model.js';
-import { canonicalDomain } from './canonical-domain.js';
+import type { DesiredState, DesiredWebsite, SourceLocation } from '../model/index.js';
+import { canonicalDomain } from '../model/index.js';
 import { globError } from './fields.js';
 import type { Finding, Path } from './locate.js';
 import { manifestSchema } from './schema.js';

@@ -1,7 +1,7 @@
 // Settings read one field at a time, so an invalid field only makes that field unknown: the
 // cross-field checks still run for everything else and all problems come out in one pass.
 import type { z } from 'zod';
-import { SERVICE_CREATE_DEFAULTS } from '../model.js';
+import { SERVICE_CREATE_DEFAULTS } from '../model/index.js';
 import { SETTING_KEYS, type SettingKey, settingSchemas } from './schema.js';
 
 export type SettingValues = { [K in SettingKey]: z.output<(typeof settingSchemas)[K]> };

@@ -4,26 +4,19 @@ import {
   type Privacy,
   type RemoteWebsite,
   type SettingField,
+  sameValue,
   type WebsiteSettings,
-} from '../model.js';
+} from '../model/index.js';
 import { fingerprint, isKnownNormalisation, recordedFingerprint, type StateData } from '../state/index.js';
 import { SENSITIVE, type Shown, UNREADABLE } from './types.js';
 
-// Equality, apart from identity (identity.ts): given that a remote record IS the desired website,
+// Equality of settings, apart from identity (model/identity.ts): given that a remote record IS the desired website,
 // does each field already hold the desired value?
 
 export interface FieldVerdict {
   differs: boolean;
   /** The current value as shown in plans. */
   from: Shown;
-}
-
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    // Both sides are normalised lists (sorted, unique), so positional comparison is set comparison.
-    return a.length === b.length && a.every((v, i) => v === b[i]);
-  }
-  return a === b;
 }
 
 export function showSetting(field: SettingField, value: WebsiteSettings[SettingField]): Shown {

@@ -5,10 +5,10 @@ import {
   type RemoteWebsite,
   SETTING_FIELDS,
   type WebsiteWrite,
-} from '../model.js';
+  websiteKey,
+} from '../model/index.js';
 import type { StateData } from '../state/index.js';
 import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
-import { websiteKey } from './identity.js';
 import {
   ACTION_ORDER,
   type Change,

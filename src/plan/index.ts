@@ -1,6 +1,5 @@
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard } from './guard.js';
-export { websiteKey } from './identity.js';
 export { FORMAT_VERSION, type JsonChange, type JsonPlan, toJsonPlan } from './render-json.js';
 export {
   codeSpan,

@@ -1,4 +1,4 @@
-import type { WebsiteWrite, WritableField } from '../model.js';
+import type { WebsiteWrite, WritableField } from '../model/index.js';
 
 // The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
 

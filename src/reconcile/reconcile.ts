@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan } from '../apply/index.js';
-import type { DesiredState, RemoteWebsite } from '../model.js';
+import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
-import type { WebsiteService } from '../service/client.js';
+import type { WebsiteService } from '../service/index.js';
 import { loadState, type StateData, saveState } from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { DesiredState, RemoteWebsite } from '../model.js';
-import { type Change, type Plan, SENSITIVE, toJsonPlan, websiteKey } from '../plan/index.js';
+import type { DesiredState, RemoteWebsite } from '../model/index.js';
+import { websiteKey } from '../model/index.js';
+import { type Change, type Plan, SENSITIVE, toJsonPlan } from '../plan/index.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
 import {
   SAVED_PLAN_VERSION,

@@ -1,5 +1,6 @@
-import type { DesiredState, RemoteWebsite } from '../model.js';
-import { computePlan, websiteKey } from '../plan/index.js';
+import type { DesiredState, RemoteWebsite } from '../model/index.js';
+import { websiteKey } from '../model/index.js';
+import { computePlan } from '../plan/index.js';
 import type { StateData } from '../state/index.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
 import type { SavedPlanFile, SavedPlanMeta } from './format.js';

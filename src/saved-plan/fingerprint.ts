@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DesiredState, DesiredWebsite, RemoteWebsite } from '../model.js';
+import type { DesiredState, DesiredWebsite, RemoteWebsite } from '../model/index.js';
 import { fingerprint } from '../state/index.js';
 
 // What a saved plan remembers of its inputs, as hashes. Records and the desired state hold no secret,

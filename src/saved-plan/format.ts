@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WebsiteSettings } from '../model.js';
+import type { WebsiteSettings } from '../model/index.js';
 import { type JsonPlan, SENSITIVE } from '../plan/index.js';
 
 // A saved plan (`--out`) is the JSON plan of `--output json`, plus a `saved_plan` section with what it

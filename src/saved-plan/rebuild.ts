@@ -1,4 +1,4 @@
-import type { DesiredState, WebsiteWrite, WritableField } from '../model.js';
+import type { DesiredState, WebsiteWrite, WritableField } from '../model/index.js';
 import type { Change, FieldChange, JsonChange, Plan } from '../plan/index.js';
 import type { SavedOperation, SavedPlanFile, SavedSend } from './format.js';
 

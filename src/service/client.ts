@@ -1,4 +1,4 @@
-import type { RemoteWebsite, WebsiteWrite } from '../model.js';
+import type { RemoteWebsite, WebsiteWrite } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';

@@ -1,4 +1,4 @@
-import type { RemoteWebsite } from '../model.js';
+import type { RemoteWebsite } from '../model/index.js';
 import type { HttpTransport } from './http.js';
 import { listPages, type Page } from './paging.js';
 

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { RemoteWebsite } from '../model.js';
+import type { RemoteWebsite } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
 import { parseRecord } from './records.js';

@@ -1,4 +1,4 @@
-import type { Privacy, RemoteWebsite, WebsiteWrite } from '../model.js';
+import type { Privacy, RemoteWebsite, WebsiteWrite } from '../model/index.js';
 
 // Translation between the service's JSON/form shapes and our model. The service is lenient in what it
 // returns (integers or booleans, strings or nulls), so parsing accepts each form it is known to use.

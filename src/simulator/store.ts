@@ -1,7 +1,7 @@
 // The in-memory account: its websites, the id sequence, and the service-wide domain registry that
 // makes domains of other accounts "taken". Writes go through the same rules as the HTTP API.
 
-import type { Privacy } from '../model.js';
+import type { Privacy } from '../model/index.js';
 import {
   type FieldErrors,
   type FormInput,

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { SettingField, WritableField } from '../model.js';
+import type { SettingField, WritableField } from '../model/index.js';
 
 // The state remembers what the service will not tell us: fingerprints of write-only values we last
 // applied, and the service's own form of values it normalised. A fingerprint is an HMAC keyed by a

@@ -11,7 +11,7 @@ import {
   launchDaemon,
   type RunReport,
 } from '../../src/daemon/index.js';
-import { connect } from '../../src/reconcile/connect.js';
+import { connectService as connect } from '../../src/service/index.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 
 // A daemon in this process, against the real simulator, watching real files in a temp directory.

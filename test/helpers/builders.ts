@@ -3,7 +3,7 @@ import {
   type DesiredWebsite,
   type RemoteWebsite,
   SERVICE_CREATE_DEFAULTS,
-} from '../../src/model.js';
+} from '../../src/model/index.js';
 
 export function desiredSite(domain: string, settings: Partial<DesiredWebsite> = {}): DesiredWebsite {
   return {

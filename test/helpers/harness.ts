@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { parseManifest } from '../../src/manifest/index.js';
-import { connect } from '../../src/reconcile/connect.js';
 import { type ReconcileResult, reconcile } from '../../src/reconcile/reconcile.js';
 import { HttpWebsiteService } from '../../src/service/client.js';
 import { HttpTransport } from '../../src/service/http.js';
+import { connectService as connect } from '../../src/service/index.js';
 import type { RetryTuning } from '../../src/service/retry-policy.js';
 import type { RecordedRequest, Simulator } from '../../src/simulator/index.js';
 

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { describe, expect, it } from 'vitest';
-import { SERVICE_CREATE_DEFAULTS, type WebsiteSettings } from '../../src/model.js';
+import { SERVICE_CREATE_DEFAULTS, type WebsiteSettings } from '../../src/model/index.js';
 import { parseLines } from './helpers.js';
 
 function settingsOf(lines: string[]): WebsiteSettings & { password?: string } {

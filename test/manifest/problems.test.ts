@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { describe, expect, it } from 'vitest';
-import type { Problem } from '../../src/model.js';
+import type { Problem } from '../../src/model/index.js';
 import { parseLines } from './helpers.js';
 
 const SITE_KEYS = 'domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips';

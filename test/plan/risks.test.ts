@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredWebsite, RemoteWebsite } from '../../src/model.js';
+import type { DesiredWebsite, RemoteWebsite } from '../../src/model/index.js';
 import {
   computePlan,
   type Plan,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredState, RemoteWebsite } from '../../src/model.js';
+import type { DesiredState, RemoteWebsite } from '../../src/model/index.js';
 import { computePlan } from '../../src/plan/index.js';
 import {
   buildSavedPlan,

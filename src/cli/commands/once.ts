@@ -1,5 +1,5 @@
-import type { DesiredState } from '../../model.js';
-import { type ReconcileResult, reconcile } from '../../reconcile/reconcile.js';
+import type { DesiredState } from '../../model/index.js';
+import { type ReconcileResult, reconcile } from '../../reconcile/index.js';
 import {
   buildSavedPlan,
   newSalt,

@@ -1,4 +1,4 @@
-import { canonicalDomain } from '../manifest/canonical-domain.js';
+import { canonicalDomain } from './domain.js';
 
 /**
  * Which website a record is: its canonical domain, the same function the manifest uses, so a record the

@@ -1,5 +1,5 @@
-import { HttpWebsiteService } from '../service/client.js';
-import { type AttemptHooks, HttpTransport } from '../service/http.js';
+import { HttpWebsiteService } from './client.js';
+import { type AttemptHooks, HttpTransport } from './http.js';
 
 export interface ConnectOptions {
   baseUrl: string;
@@ -12,7 +12,7 @@ export interface ConnectOptions {
 }
 
 /** One client per process: its sockets and retry state live as long as the process. */
-export function connect(options: ConnectOptions): {
+export function connectService(options: ConnectOptions): {
   service: HttpWebsiteService;
   close: () => Promise<void>;
 } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalDomain } from '../../src/manifest/index.js';
+import { canonicalDomain } from '../../src/model/index.js';
 
 describe('canonicalDomain', () => {
   it.each([

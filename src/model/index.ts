@@ -1,0 +1,7 @@
+// The kernel every stage may import: the shared vocabulary (model types), which website a domain is
+// (identity), and whether two values are the same (equality). Two rules for one idea is how a
+// protected website gets deleted, so every stage uses these and none has its own.
+export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
+export { sameValue } from './equality.js';
+export { websiteKey } from './identity.js';
+export * from './types.js';
