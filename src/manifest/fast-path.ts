@@ -6,6 +6,7 @@
 import type { DesiredState, SourceLocation } from '../model/index.js';
 import { readSimpleYaml } from './fast-yaml.js';
 import { type Env, interpolateData } from './interpolate.js';
+import { lifecycleInvalid } from './lifecycle.js';
 import type { Path } from './locate.js';
 import { resolveManifest } from './resolve.js';
 import { MANIFEST_KEYS, manifestSchema, SETTING_KEYS, WEBSITE_KEYS } from './schema.js';
@@ -27,6 +28,7 @@ function rootValid(data: Record<string, unknown>): boolean {
   const { shape } = manifestSchema;
   return (
     shape.prune.safeParse(data.prune).success &&
+    shape.delete_delay.safeParse(data.delete_delay).success &&
     shape.ignore.safeParse(data.ignore).success &&
     shape.defaults.safeParse(data.defaults).success
   );
@@ -35,7 +37,7 @@ function rootValid(data: Record<string, unknown>): boolean {
 /** True when every entry has only known keys and valid settings (domains are checked by resolution). */
 function entriesValid(entries: unknown[], cache: SlotCache): boolean {
   for (const entry of entries) {
-    if (!isRecord(entry)) return false;
+    if (!isRecord(entry) || lifecycleInvalid(entry)) return false;
     for (const key in entry) {
       if (!ENTRY_KEYS.has(key)) return false;
       if (SETTINGS.has(key) && cache.read(key as (typeof SETTING_KEYS)[number], entry[key]).kind !== 'ok') {

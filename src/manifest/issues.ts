@@ -2,20 +2,20 @@
 // and the deepest meaningful issue of a union (a bad entry of a list, not "invalid list").
 import type { z } from 'zod';
 import type { Finding, Path } from './locate.js';
-import { MANIFEST_KEYS, SETTING_KEYS, WEBSITE_KEYS } from './schema.js';
+import { DEFAULTS_KEYS, MANIFEST_KEYS, WEBSITE_KEYS } from './schema.js';
 import { suggest } from './suggest.js';
 
 type Issue = z.core.$ZodIssue;
 
 function allowedKeysAt(path: Path): readonly string[] {
   if (path.length === 0) return MANIFEST_KEYS;
-  if (path.length === 1 && path[0] === 'defaults') return SETTING_KEYS;
+  if (path.length === 1 && path[0] === 'defaults') return DEFAULTS_KEYS;
   return WEBSITE_KEYS;
 }
 
 /** A key that is valid, but at another level, deserves a more precise hint than a spelling guess. */
 function placementHint(path: Path, key: string): string | undefined {
-  if (path.length === 0 && (SETTING_KEYS as string[]).includes(key)) {
+  if (path.length === 0 && DEFAULTS_KEYS.includes(key)) {
     return 'settings go under "defaults:" or in a website entry.';
   }
   if (path.length === 0 && key === 'domain') return 'domains go in "websites:" entries.';

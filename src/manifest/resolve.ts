@@ -7,6 +7,7 @@ import picomatch from 'picomatch';
 import type { DesiredState, DesiredWebsite, SourceLocation } from '../model/index.js';
 import { canonicalDomain } from '../model/index.js';
 import { globError } from './fields.js';
+import { effectiveLifecycle, type Lifecycle, readLifecycle } from './lifecycle.js';
 import type { Finding, Path } from './locate.js';
 import { manifestSchema } from './schema.js';
 import { effectiveSettings, readSettings, type Settings, SlotCache } from './settings.js';
@@ -21,6 +22,7 @@ interface IgnoreRule {
 
 interface Context {
   defaults: Settings;
+  defaultLifecycle: Lifecycle;
   cache: SlotCache;
   ignore: IgnoreRule[];
   /** Canonical domain → index of the entry that declared it first. */
@@ -100,12 +102,36 @@ function checkPassword(own: Settings, effective: Settings, index: number, ctx: C
   return undefined;
 }
 
+/** A password the service needs with privacy password cannot also be left to someone else. */
+function checkIgnoredPassword(
+  effective: Settings,
+  lifecycle: Lifecycle,
+  index: number,
+  ctx: Context,
+): boolean {
+  const ignored = lifecycle.ignoreFields ?? [];
+  if (!ignored.includes('password') || ignored.includes('privacy')) return false;
+  if (effective.privacy.kind !== 'ok' || effective.privacy.value !== 2) return false;
+  ctx.findings.push({
+    severity: 'error',
+    path: ['websites', index, 'ignore_fields'],
+    at: ['websites', index, 'domain'],
+    message:
+      'password is in ignore_fields but privacy is password, and the service needs the password with it; ignore privacy too, or declare another privacy',
+  });
+  return true;
+}
+
 function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
   if (!isRecord(raw)) return undefined;
   const domain = checkDomain(raw.domain, index, ctx);
   const own = readSettings(raw, ctx.cache);
   const effective = effectiveSettings(own, ctx.defaults);
-  const password = checkPassword(own, effective, index, ctx);
+  const lifecycle = effectiveLifecycle(readLifecycle(raw), ctx.defaultLifecycle);
+  if (checkIgnoredPassword(effective, lifecycle, index, ctx)) return undefined;
+  const password = lifecycle.ignoreFields?.includes('password')
+    ? undefined
+    : checkPassword(own, effective, index, ctx);
   const { privacy, email, exclude_bots, exclude_params, exclude_ips } = effective;
   if (
     domain === undefined ||
@@ -127,6 +153,10 @@ function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsi
     exclude_ips: exclude_ips.value,
   } as DesiredWebsite;
   if (password !== undefined) website.password = password;
+  if (lifecycle.protect !== undefined) website.protect = lifecycle.protect;
+  if (lifecycle.observe) website.observe = true;
+  if (lifecycle.ignoreFields && lifecycle.ignoreFields.length > 0)
+    website.ignoreFields = lifecycle.ignoreFields;
   website.location = ctx.locate(['websites', index, 'domain']);
   return website;
 }
@@ -138,6 +168,7 @@ export function resolveManifest(
 ): Resolved {
   const ctx: Context = {
     defaults: readSettings(isRecord(data.defaults) ? data.defaults : {}, cache),
+    defaultLifecycle: readLifecycle(isRecord(data.defaults) ? data.defaults : {}),
     cache,
     ignore: readIgnore(data.ignore),
     seen: new Map(),
@@ -155,8 +186,10 @@ export function resolveManifest(
     });
   }
   const prune = manifestSchema.shape.prune.safeParse(data.prune);
+  const delay = manifestSchema.shape.delete_delay.safeParse(data.delete_delay);
   return {
     prune: (prune.success && prune.data) === true,
+    ...(delay.success && delay.data !== undefined ? { deleteDelayMs: delay.data } : {}),
     ignore: ctx.ignore.map((rule) => rule.pattern),
     websites,
     websitesEmpty: entries.length === 0,

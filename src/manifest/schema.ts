@@ -11,6 +11,7 @@ import {
   passwordSchema,
   privacySchema,
 } from './fields.js';
+import { deleteDelaySchema, LIFECYCLE_KEYS, lifecycleSchemas } from './lifecycle.js';
 
 export const settingSchemas = {
   privacy: privacySchema,
@@ -31,6 +32,9 @@ const optionalSettings = {
   exclude_bots: settingSchemas.exclude_bots.optional(),
   exclude_params: settingSchemas.exclude_params.optional(),
   exclude_ips: settingSchemas.exclude_ips.optional(),
+  protect: lifecycleSchemas.protect.optional(),
+  observe: lifecycleSchemas.observe.optional(),
+  ignore_fields: lifecycleSchemas.ignore_fields.optional(),
 };
 
 export const defaultsSchema = z.strictObject(optionalSettings, {
@@ -63,6 +67,7 @@ export const manifestSchema = z
     prune: booleanSchema(
       'Delete websites of the account that are not listed (and not ignored). Default false.',
     ).optional(),
+    delete_delay: deleteDelaySchema.optional(),
     ignore: z
       .array(ignorePatternSchema, { error: (iss) => expected('must be a list of glob patterns', iss.input) })
       .nullish()
@@ -84,3 +89,5 @@ export type Manifest = z.output<typeof manifestSchema>;
 
 export const MANIFEST_KEYS = Object.keys(manifestSchema.shape);
 export const WEBSITE_KEYS = Object.keys(websiteSchema.shape);
+/** What `defaults:` may hold: every setting and every lifecycle key. */
+export const DEFAULTS_KEYS: readonly string[] = [...SETTING_KEYS, ...LIFECYCLE_KEYS];

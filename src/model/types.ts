@@ -17,6 +17,16 @@ export type SettingField = (typeof SETTING_FIELDS)[number];
 /** Every field the tool may write, the password included. */
 export type WritableField = SettingField | 'password';
 
+/** Every writable field, in the order they are shown (the names `ignore_fields` accepts). */
+export const WRITABLE_FIELDS: readonly WritableField[] = [
+  'privacy',
+  'password',
+  'email',
+  'exclude_bots',
+  'exclude_params',
+  'exclude_ips',
+];
+
 export interface WebsiteSettings {
   privacy: Privacy;
   email: boolean;
@@ -52,6 +62,15 @@ export interface DesiredWebsite extends WebsiteSettings {
   domain: string;
   /** Only present when privacy is 2; never logged or rendered. */
   password?: string;
+  /**
+   * `protect:` as declared (own, else defaults): true protects the website from deletes, false lifts a
+   * protection the state remembers, absent leaves the remembered protection as it is.
+   */
+  protect?: boolean;
+  /** `observe: true`: read and compared, never written. */
+  observe?: boolean;
+  /** `ignore_fields:`: never compared, shown or sent (a create leaves them to the service's default). */
+  ignoreFields?: readonly WritableField[];
   location: SourceLocation;
 }
 
@@ -64,6 +83,8 @@ export interface DesiredState {
   websites: DesiredWebsite[];
   /** True when the manifest has no `websites:` key or an empty list (guarded like a mass delete). */
   websitesEmpty: boolean;
+  /** `delete_delay:` in milliseconds, when the manifest sets one. */
+  deleteDelayMs?: number;
 }
 
 /**

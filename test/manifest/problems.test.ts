@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../src/model/index.js';
 import { parseLines } from './helpers.js';
 
-const SITE_KEYS = 'domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips';
-const SETTING_KEYS = 'privacy, password, email, exclude_bots, exclude_params, exclude_ips';
-const TOP_KEYS = 'version, prune, ignore, defaults, websites';
+const SITE_KEYS =
+  'domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips, protect, observe, ignore_fields';
+const SETTING_KEYS =
+  'privacy, password, email, exclude_bots, exclude_params, exclude_ips, protect, observe, ignore_fields';
+const TOP_KEYS = 'version, prune, delete_delay, ignore, defaults, websites';
 
 type Expected = Omit<Problem, 'file'>;
 

@@ -1,0 +1,13 @@
+// Durations as people write them in a manifest, a flag or the environment: "24h", "30m", "1h30m",
+// "500ms", "0". The manifest and the CLI read the same syntax, so they share this one reader.
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Milliseconds, or undefined when the text is not a duration. "0" is zero (no delay). */
+export function parseDurationMs(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '0') return 0;
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return undefined;
+  return parts.reduce((sum, [, n, unit]) => sum + Number(n) * (UNITS[unit ?? 's'] ?? 0), 0);
+}
