@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
 import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
-import { forgetWebsite, type StateData } from '../state/index.js';
+import { forgetWebsite, isProtected, type StateData } from '../state/index.js';
 import { createWebsite } from './create.js';
 import { recordWrite } from './record.js';
 
@@ -89,6 +89,10 @@ async function applyChange(change: Change, options: ApplyOptions): Promise<Outco
 }
 
 async function applyDelete(change: DeleteChange, { service, state }: ApplyOptions): Promise<Outcome> {
+  // The last line of defence: a plan saved before the website was protected still never deletes it.
+  if (isProtected(state, change.id)) {
+    return { ...outcomeOf(change, 'failed', change.id), error: 'not deleted: the website is protected' };
+  }
   const result = await service.deleteWebsite(change.id);
   forgetWebsite(state, change.id);
   return outcomeOf(change, result, change.id);

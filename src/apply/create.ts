@@ -8,7 +8,7 @@ import {
 } from '../model/index.js';
 import type { CreateChange } from '../plan/index.js';
 import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
-import type { StateData } from '../state/index.js';
+import { markProtected, type StateData } from '../state/index.js';
 import { createdSettings, recordWrite } from './record.js';
 
 // A store is the one write that is not idempotent: repeating it after a lost answer could create the
@@ -28,8 +28,22 @@ export type CreateResult = { result: 'created' | 'adopted'; id: number };
 
 /** Creates the website, or adopts it when it turns out to be on the account already. */
 export async function createWebsite(change: CreateChange, context: CreateContext): Promise<CreateResult> {
-  const { service, state, logger } = context;
+  const created = await storeWebsite(change, context);
+  // Protected from the moment it has an id: removing the entry before the next run must not expose it.
+  if (change.protect) markProtected(context.state, { id: created.id, domain: change.domain });
+  return created;
+}
+
+/** The full settings a create leaves the website with, minus the fields someone else owns. */
+function fullSettings(change: CreateChange): WebsiteWrite {
   const full = createdSettings(change.send, SERVICE_CREATE_DEFAULTS);
+  for (const field of change.ignoreFields ?? []) delete full[field];
+  return full;
+}
+
+async function storeWebsite(change: CreateChange, context: CreateContext): Promise<CreateResult> {
+  const { service, state, logger } = context;
+  const full = fullSettings(change);
   for (let attempt = 1; ; attempt++) {
     try {
       const record = await service.createWebsite(change.domain, change.send);
@@ -57,7 +71,7 @@ function settleFound(
   found: RemoteWebsite,
   context: CreateContext,
 ): Promise<CreateResult> {
-  const full = createdSettings(change.send, SERVICE_CREATE_DEFAULTS);
+  const full = fullSettings(change);
   if (!showsWrite(found, full)) return adopt(change, found, context);
   recordWrite(context.state, found, full, context.logger);
   return Promise.resolve({ result: 'created', id: found.id });
@@ -81,7 +95,7 @@ async function adopt(
   found: RemoteWebsite,
   context: CreateContext,
 ): Promise<CreateResult> {
-  const full = createdSettings(change.send, SERVICE_CREATE_DEFAULTS);
+  const full = fullSettings(change);
   const record = await context.service.updateWebsite(found.id, full);
   recordWrite(context.state, record, full, context.logger);
   return { result: 'adopted', id: record.id };
@@ -94,6 +108,6 @@ function isDomainTaken(error: ServiceError): boolean {
 /** Whether every setting the record shows equals the one written (write-only ones cannot be checked). */
 function showsWrite(record: RemoteWebsite, write: WebsiteWrite): boolean {
   return SETTING_FIELDS.every(
-    (field) => record[field] === undefined || sameValue(write[field], record[field]),
+    (field) => !(field in write) || record[field] === undefined || sameValue(write[field], record[field]),
   );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { parseDurationMs } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
@@ -20,6 +21,8 @@ export interface Config {
   once: boolean;
   dryRun: boolean;
   prune: boolean;
+  /** `--delete-delay`: overrides the manifest's `delete_delay` when set. */
+  deleteDelayMs: number | undefined;
   force: boolean;
   output: OutputFormat;
   out: string | undefined;
@@ -45,6 +48,7 @@ export const OPTIONS = {
   once: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   prune: { type: 'boolean' },
+  'delete-delay': { type: 'string' },
   force: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   out: { type: 'string' },
@@ -123,6 +127,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     once: false,
     dryRun: false,
     prune: false,
+    deleteDelayMs: undefined,
     force: false,
     output: 'text',
     out: undefined,
@@ -162,6 +167,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     once: v.once ?? false,
     dryRun: v['dry-run'] ?? false,
     prune: v.prune ?? false,
+    deleteDelayMs: parseDeleteDelay(v['delete-delay'] ?? env.WEBSITES_SYNC_DELETE_DELAY),
     force: v.force ?? false,
     output: output as OutputFormat,
     out: v.out,
@@ -173,6 +179,16 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     allowInsecureHttp: v['allow-insecure-http'] ?? false,
     rest: [],
   };
+}
+
+/** Zero is allowed (deletes at once, as without a delay), unlike the other durations. */
+function parseDeleteDelay(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const ms = parseDurationMs(text);
+  if (ms === undefined) {
+    throw new UsageError(`--delete-delay: "${text}" is not a duration; use e.g. 24h, 30m, 1h30m or 0`);
+  }
+  return ms;
 }
 
 function parseConcurrency(text: string | undefined): number {

@@ -25,6 +25,10 @@ Options:
       --once                 reconcile once and exit
       --dry-run              plan only, change nothing
       --prune                allow deletes (as prune: true in the manifest)
+      --delete-delay DURATION
+                             delete a website only after every run for that long planned it
+                             (WEBSITES_SYNC_DELETE_DELAY; overrides delete_delay: in the
+                             manifest; default 0: at once)
       --force                override the mass-delete guard
   -o, --output FORMAT        plan format on stdout: text, json or markdown (default text)
       --out FILE             with --dry-run: also save the plan (JSON, no secret) for --plan
@@ -38,6 +42,10 @@ Options:
       --allow-insecure-http  allow a plain http:// base URL to a non-loopback host
   -h, --help                 this help
   -V, --version              the version
+
+Per website (or under defaults:) in the manifest: protect: true (never deleted, even after its
+entry is removed, until a manifest lists it with protect: false), observe: true (compared and
+shown, never written), ignore_fields: [email, ...] (never compared, shown or sent).
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
 operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by

@@ -23,6 +23,8 @@ export interface DaemonOptions {
   statePath: string;
   /** `--prune`; `prune: true` in the manifest also allows deletes. */
   prune: boolean;
+  /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
+  deleteDelayMs?: number;
   force: boolean;
   /** Observe mode: every run logs its plan and changes nothing. */
   dryRun: boolean;
@@ -191,6 +193,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       baseUrl: options.baseUrl,
       statePath: options.statePath,
       prune: options.prune || manifest.desired.prune,
+      ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
+      now: this.#now,
       force: options.force,
       dryRun: options.dryRun,
       concurrency: options.concurrency,
@@ -204,6 +208,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (this.#options.dryRun) {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
+    warnHeldBack(result, logger);
     if (result.refused) return { result: 'refused', summary, outcomes: [], reason: result.refused };
     const applied = result.applied;
     const outcomes = applied?.outcomes ?? [];
@@ -226,6 +231,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       finishedAt: this.#now(),
       outcomes: report.outcomes,
       managed: this.#source.inForce?.desired.websites.length,
+      ...(report.summary ? { heldBack: heldBackOf(report.summary) } : {}),
     });
     const fields = {
       stage: 'daemon',
@@ -257,5 +263,21 @@ async function withinGrace(work: Promise<void>, ms: number, timers: Timers): Pro
     return await Promise.race([work.then(() => true as const), expired]);
   } finally {
     timers.clearTimeout(timer);
+  }
+}
+
+function heldBackOf({ observed, pending_delete, protected: kept }: PlanSummary) {
+  return { observed, pending_delete, protected: kept };
+}
+
+/** A bad merge under delete_delay, or drift on an observed website, is a warning in every run's log. */
+function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
+  if (plan.pendingDeletes.length > 0) {
+    const pending = plan.pendingDeletes.map(({ domain, id, since, due }) => ({ domain, id, since, due }));
+    logger.warn({ stage: 'plan', pending }, `${pending.length} delete(s) pending (delete_delay)`);
+  }
+  if (plan.observed.length > 0) {
+    const drifted = plan.observed.map((change) => change.domain);
+    logger.warn({ stage: 'plan', drifted }, `${drifted.length} observed website(s) drifted (not applied)`);
   }
 }

@@ -17,6 +17,8 @@ export interface RunMetrics {
   outcomes: Outcome[];
   /** Websites listed in the manifest in force, when there is one. */
   managed?: number;
+  /** What the run's plan held back, when it computed one. */
+  heldBack?: { observed: number; pending_delete: number; protected: number };
 }
 
 export interface DaemonMetricsOptions {
@@ -33,6 +35,7 @@ export class DaemonMetrics {
   readonly #duration: Histogram;
   readonly #managed: Gauge;
   readonly #manifestValid: Gauge;
+  readonly #heldBack: Gauge<'kind'>;
 
   /** Counts every attempt by status (retries included); `error` when no HTTP answer came. */
   readonly hooks: AttemptHooks = {
@@ -81,6 +84,13 @@ export class DaemonMetrics {
       help: '1 when the manifest file is valid, 0 while it is not (the last good one stays in force).',
       registers,
     });
+    this.#heldBack = new Gauge({
+      name: 'websites_sync_websites_held_back',
+      help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected).',
+      labelNames: ['kind'],
+      registers,
+    });
+    for (const kind of ['observed', 'pending_delete', 'protected']) this.#heldBack.set({ kind }, 0);
     // prom-client samples event-loop lag every 10 ms by default, which alone wakes an idle daemon 100
     // times a second; 100 ms keeps the metric useful at a tenth of the cost.
     if (options.defaultMetrics ?? true) {
@@ -96,6 +106,7 @@ export class DaemonMetrics {
     }
     if (run.result === 'success') this.#lastSuccess.set(run.finishedAt / 1000);
     if (run.managed !== undefined) this.#managed.set(run.managed);
+    for (const [kind, count] of Object.entries(run.heldBack ?? {})) this.#heldBack.set({ kind }, count);
   }
 
   setManifestValid(valid: boolean): void {

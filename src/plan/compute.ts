@@ -5,15 +5,17 @@ import {
   type RemoteWebsite,
   SETTING_FIELDS,
   type WebsiteWrite,
+  type WritableField,
   websiteKey,
 } from '../model/index.js';
 import type { StateData } from '../state/index.js';
 import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
+import { planPrune, rememberProtection } from './lifecycle.js';
 import {
   ACTION_ORDER,
   type Change,
   type CreateChange,
-  type DeleteChange,
+  emptyPlan,
   type FieldChange,
   type Plan,
   type Risk,
@@ -27,63 +29,83 @@ export interface PlanInput {
   state: StateData;
   /** Deletes allowed (manifest `prune: true` or `--prune`). */
   prune: boolean;
+  /** How long a delete must be planned, run after run, before it is sent (default 0: at once). */
+  deleteDelayMs?: number;
+  /** The clock, passed in (milliseconds since the epoch); needed only with a delete delay. */
+  now?: number;
 }
 
-/** Pure: (desired, current, state) → Plan. No I/O, no clock, no randomness. */
+/** Pure: (desired, current, state, now) → Plan. No I/O, no clock of its own, no randomness. */
 export function computePlan(input: PlanInput): Plan {
   const { desired, current, state, prune } = input;
+  const deleteDelayMs = input.deleteDelayMs ?? 0;
+  if (deleteDelayMs > 0 && input.now === undefined)
+    throw new Error('computePlan: a delete delay needs `now`');
+  const rules = { state, now: input.now ?? 0, deleteDelayMs };
   const isIgnored =
     desired.ignore.length > 0 ? picomatch(desired.ignore, { nocase: true, dot: true }) : () => false;
   const remoteByKey = new Map<string, RemoteWebsite>();
   for (const record of current) remoteByKey.set(websiteKey(record.domain), record);
 
-  const plan: Plan = {
-    changes: [],
-    unchanged: 0,
-    ignored: [],
-    unmanaged: [],
-    accountSize: current.length,
-    warnings: [],
-  };
+  const plan = emptyPlan(current.length);
   let matched = 0;
   for (const website of desired.websites) {
     const remote = remoteByKey.get(website.domain);
-    if (remote) matched++;
+    if (remote) {
+      matched++;
+      rememberProtection(website, remote, plan);
+    }
     const change = remote ? planUpdate(website, remote, state) : planCreate(website);
-    if (change) plan.changes.push(change);
-    else plan.unchanged++;
+    if (!change) plan.unchanged++;
+    else if (website.observe) plan.observed.push(change);
+    else plan.changes.push(change);
   }
   // Listed domains are unique, so when every record was matched none is left to ignore or delete.
   const listed = matched < remoteByKey.size ? new Set(desired.websites.map((w) => w.domain)) : undefined;
   for (const [key, record] of listed ? remoteByKey : []) {
     if (listed?.has(key)) continue;
     if (isIgnored(key)) plan.ignored.push(record.domain);
-    else if (prune) plan.changes.push(planDelete(record));
+    else if (prune) planPrune(record, rules, plan);
     else plan.unmanaged.push(record.domain);
   }
-  plan.changes.sort(
-    (a, b) => ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain),
-  );
+  const byAction = (a: Change, b: Change) =>
+    ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain);
+  plan.changes.sort(byAction);
+  plan.observed.sort(byAction);
+  plan.pendingDeletes.sort((a, b) => a.domain.localeCompare(b.domain));
+  plan.protected.sort();
   plan.ignored.sort();
   plan.unmanaged.sort();
   return plan;
 }
 
+const NOTHING_IGNORED: readonly WritableField[] = [];
+
+/** `ignore_fields`: owned by someone else, so never compared, shown or sent. */
+function ignoredOf(website: DesiredWebsite): readonly WritableField[] {
+  return website.ignoreFields ?? NOTHING_IGNORED;
+}
+
 function planCreate(website: DesiredWebsite): CreateChange {
   const send: WebsiteWrite = {};
   const fields: FieldChange[] = [];
+  const ignored = ignoredOf(website);
   for (const field of SETTING_FIELDS) {
+    if (ignored.includes(field)) continue;
     const value = website[field];
     // Empty lists are the create default; leaving them out keeps the store request small.
     if (Array.isArray(value) && value.length === 0) continue;
     Object.assign(send, { [field]: value });
     fields.push({ field, from: null, to: showSetting(field, value) });
   }
-  if (website.privacy === 2 && website.password !== undefined) {
+  if (website.privacy === 2 && website.password !== undefined && !ignored.includes('password')) {
     send.password = website.password;
     fields.push({ field: 'password', from: null, to: SENSITIVE });
   }
-  return { kind: 'create', domain: website.domain, send, fields, risks: [] };
+  const change: CreateChange = { kind: 'create', domain: website.domain, send, fields, risks: [] };
+  if (website.protect) change.protect = true;
+  if (ignored.length > 0) change.ignoreFields = ignored;
+  return change;
 }
 
 function planUpdate(
@@ -94,8 +116,9 @@ function planUpdate(
   // Built only once something differs: a converged plan runs this for every website of the account.
   let send: WebsiteWrite | undefined;
   let fields: FieldChange[] | undefined;
+  const ignored = ignoredOf(website);
   for (const field of SETTING_FIELDS) {
-    if (!settingDiffers(field, website, remote, state)) continue;
+    if (ignored.includes(field) || !settingDiffers(field, website, remote, state)) continue;
     const verdict = compareSetting(field, website, remote, state);
     send ??= {};
     fields ??= [];
@@ -103,7 +126,7 @@ function planUpdate(
     fields.push({ field, from: verdict.from, to: showSetting(field, website[field]) });
   }
   // The service requires the password whenever privacy is set to 2, so both travel together.
-  if (website.privacy === 2 && website.password !== undefined) {
+  if (website.privacy === 2 && website.password !== undefined && !ignored.includes('password')) {
     const password = comparePassword(website, remote, state);
     if (password.differs || send?.privacy === 2) {
       send ??= {};
@@ -130,10 +153,6 @@ function updateRisks(remote: RemoteWebsite, send: WebsiteWrite): Risk[] {
     risks.push('password-removed');
   if (send.exclude_bots === false) risks.push('bot-exclusion-off');
   return risks;
-}
-
-function planDelete(record: RemoteWebsite): DeleteChange {
-  return { kind: 'delete', id: record.id, domain: record.domain, fields: [], risks: ['delete'] };
 }
 
 /** The changes of one kind, in plan order. */

@@ -1,3 +1,4 @@
+import { KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
 import { preview, show, summaryLine } from './render-text.js';
 import {
   type Change,
@@ -33,8 +34,31 @@ export function renderMarkdown(plan: Plan): string {
     if (changes.length > 0)
       blocks.push(`#### ${HEADINGS[kind]} (${changes.length})\n\n${table(kind, changes)}`);
   }
-  blocks.push(...notes(plan));
+  blocks.push(...heldBack(plan), ...notes(plan));
   return `${blocks.join('\n\n')}\n`;
+}
+
+function heldBack(plan: Plan): string[] {
+  const blocks: string[] = [];
+  if (plan.observed.length > 0) {
+    const rows = plan.observed.map(
+      (c) => `- **${escapeMarkdown(c.domain)}**: ${c.fields.map((f) => fieldCell(c, f)).join('; ')}`,
+    );
+    blocks.push([`#### Observed (${plan.observed.length}): ${OBSERVED_NOTE}`, '', ...rows].join('\n'));
+  }
+  if (plan.pendingDeletes.length > 0) {
+    const rows = plan.pendingDeletes.map(
+      (p) => `- **${escapeMarkdown(p.domain)}** (id ${p.id}): ${pendingText(p)}`,
+    );
+    blocks.push([`#### Pending deletes (${plan.pendingDeletes.length})`, '', ...rows].join('\n'));
+  }
+  if (plan.protected.length > 0) {
+    const rows = plan.protected.map(
+      (domain) => `- **${escapeMarkdown(domain)}**: ${escapeMarkdown(KEPT_PROTECTED)}`,
+    );
+    blocks.push([`#### Protected (${plan.protected.length})`, '', ...rows].join('\n'));
+  }
+  return blocks;
 }
 
 function riskCallout(risky: Change[]): string {

@@ -1,3 +1,4 @@
+import { heldBackSummary, KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
 import { type Change, type FieldChange, type Plan, RISK_LABELS, type Shown, summarise } from './types.js';
 
 // Terraform-like: `+` create, `~` update (field: old → new), `-` delete, then a summary line.
@@ -14,6 +15,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (code: number, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines: string[] = [];
   for (const change of plan.changes) lines.push(...renderChange(change, paint));
+  lines.push(...heldBack(plan, paint));
   if (lines.length > 0) lines.push('');
   // Warnings arrive formatted as `file:line:column: warning: …`; they are shown as they are.
   for (const warning of plan.warnings) lines.push(paint(COLORS.update, warning));
@@ -30,8 +32,23 @@ export function renderText(plan: Plan, options: TextOptions): string {
 
 export function summaryLine(plan: Plan): string {
   const s = summarise(plan);
-  if (plan.changes.length === 0) return `No changes. ${s.unchanged} website(s) match the manifest.`;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged.`;
+  const held = heldBackSummary(plan);
+  if (plan.changes.length === 0) return `No changes. ${s.unchanged} website(s) match the manifest.${held}`;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged.${held}`;
+}
+
+/** Observed drift, pending deletes and protected websites: shown like changes, marked as not applied. */
+function heldBack(plan: Plan, paint: Paint): string[] {
+  const lines: string[] = [];
+  for (const change of plan.observed) {
+    const [head = '', ...rest] = renderChange(change, paint);
+    lines.push(`${head}  (${OBSERVED_NOTE})`, ...rest);
+  }
+  for (const pending of plan.pendingDeletes) {
+    lines.push(`${paint(COLORS.dim, '-')} ${pending.domain} (id ${pending.id}): ${pendingText(pending)}`);
+  }
+  for (const domain of plan.protected) lines.push(`= ${domain}: ${KEPT_PROTECTED}`);
+  return lines;
 }
 
 type Paint = (code: number, text: string) => string;

@@ -1,4 +1,5 @@
 import type { WebsiteWrite, WritableField } from '../model/index.js';
+import type { LifecycleUpdate } from '../state/index.js';
 
 // The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
 
@@ -39,6 +40,10 @@ export interface CreateChange extends ChangeBase {
   kind: 'create';
   /** Everything to send; the password in clear, so a plan is never serialised as is. */
   send: WebsiteWrite;
+  /** `protect: true`: the new id is remembered as protected as soon as it is known. */
+  protect?: boolean;
+  /** `ignore_fields`: never sent, not even when a create turns into adopting a website found on the account. */
+  ignoreFields?: readonly WritableField[];
 }
 
 export interface UpdateChange extends ChangeBase {
@@ -58,8 +63,26 @@ export type Change = CreateChange | UpdateChange | DeleteChange;
 /** Deletes first (frees plan-limit room), then updates, then creates. */
 export const ACTION_ORDER: Record<Change['kind'], number> = { delete: 0, update: 1, create: 2 };
 
+/** A delete that `delete_delay` holds back: shown in plans, not sent until it is due. */
+export interface PendingDelete {
+  id: number;
+  domain: string;
+  /** ISO 8601: since when every run has planned this delete. */
+  since: string;
+  /** ISO 8601: from when the delete is sent. */
+  due: string;
+}
+
 export interface Plan {
   changes: Change[];
+  /** Drift of websites marked `observe: true`: shown and counted, never applied. */
+  observed: Change[];
+  /** Websites prune would delete, kept because they are protected. */
+  protected: string[];
+  /** Deletes waiting for `delete_delay`. */
+  pendingDeletes: PendingDelete[];
+  /** What the state must remember after this run (protection, since when deletes are planned). */
+  remember: LifecycleUpdate;
   /** Listed websites that already match. */
   unchanged: number;
   /** Account websites matched by an `ignore` pattern: never touched. */
@@ -76,10 +99,40 @@ export interface PlanSummary {
   update: number;
   delete: number;
   unchanged: number;
+  /** Observed websites that drifted (shown, not applied). */
+  observed: number;
+  /** Deletes held back by `delete_delay`. */
+  pending_delete: number;
+  /** Deletes prevented by `protect`. */
+  protected: number;
 }
 
 export function summarise(plan: Plan): PlanSummary {
-  const summary = { create: 0, update: 0, delete: 0, unchanged: plan.unchanged };
+  const summary = {
+    create: 0,
+    update: 0,
+    delete: 0,
+    unchanged: plan.unchanged,
+    observed: plan.observed.length,
+    pending_delete: plan.pendingDeletes.length,
+    protected: plan.protected.length,
+  };
   for (const change of plan.changes) summary[change.kind]++;
   return summary;
+}
+
+/** A plan of no change: the base every plan builder starts from. */
+export function emptyPlan(accountSize: number): Plan {
+  return {
+    changes: [],
+    observed: [],
+    protected: [],
+    pendingDeletes: [],
+    remember: { protect: [], unprotect: [], deleting: [] },
+    unchanged: 0,
+    ignored: [],
+    unmanaged: [],
+    accountSize,
+    warnings: [],
+  };
 }

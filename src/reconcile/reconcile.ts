@@ -4,7 +4,7 @@ import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { loadState, type StateData, saveState } from '../state/index.js';
+import { loadState, recordLifecycle, type StateData, saveState } from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -17,6 +17,10 @@ export interface ReconcileOptions {
   baseUrl: string;
   statePath: string;
   prune: boolean;
+  /** `--delete-delay` / WEBSITES_SYNC_DELETE_DELAY; else the manifest's `delete_delay`; else 0. */
+  deleteDelayMs?: number;
+  /** The clock (milliseconds since the epoch); Date.now by default. */
+  now?: () => number;
   force: boolean;
   dryRun: boolean;
   concurrency: number;
@@ -68,11 +72,16 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
 
+  // Protection and pending deletes are remembered by every real run, a refused one included: they
+  // change nothing on the account. A dry run writes nothing; a saved plan only sends its operations.
+  const remembered = !options.dryRun && !saved && recordLifecycle(state, plan.remember);
   const refused = force
     ? undefined
     : checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty });
-  if (refused) return { plan, current, refused };
-  if (options.dryRun || plan.changes.length === 0) return { plan, current };
+  if (refused || options.dryRun || plan.changes.length === 0) {
+    if (remembered) await saveState(options.statePath, state);
+    return refused ? { plan, current, refused } : { plan, current };
+  }
 
   const applied = await applyPlan(plan, {
     service: options.service,
@@ -104,7 +113,14 @@ function planFrom(
   const { desired, saved } = options;
   if (!saved) {
     return {
-      plan: computePlan({ desired, current, state, prune: options.prune }),
+      plan: computePlan({
+        desired,
+        current,
+        state,
+        prune: options.prune,
+        deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
+        now: (options.now ?? Date.now)(),
+      }),
       stale: [],
       force: options.force,
     };

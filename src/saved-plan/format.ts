@@ -112,22 +112,36 @@ const metaSchema = z.object({
   ),
 });
 
+const changeSchema = z.object({
+  action,
+  id: z.number().int().nullable(),
+  domain: z.string(),
+  fields: z.partialRecord(writableField, z.object({ from: shown, to: shown })),
+  risks: z.array(risk),
+  risky: z.boolean(),
+});
+
 const fileSchema = z.object({
   format_version: z.literal(1),
-  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), unchanged: z.number() }),
-  changes: z.array(
-    z.object({
-      action,
-      id: z.number().int().nullable(),
-      domain: z.string(),
-      fields: z.partialRecord(writableField, z.object({ from: shown, to: shown })),
-      risks: z.array(risk),
-      risky: z.boolean(),
-    }),
-  ),
+  summary: z.object({
+    create: z.number(),
+    update: z.number(),
+    delete: z.number(),
+    unchanged: z.number(),
+    // Added with protect, observe and delete_delay: a plan saved before them has none.
+    observed: z.number().default(0),
+    pending_delete: z.number().default(0),
+    protected: z.number().default(0),
+  }),
+  changes: z.array(changeSchema),
   warnings: z.array(z.string()),
   ignored: z.array(z.string()),
   unmanaged: z.array(z.string()),
+  observed: z.array(changeSchema).default([]),
+  pending_deletes: z
+    .array(z.object({ id: z.number().int(), domain: z.string(), since: z.string(), due: z.string() }))
+    .default([]),
+  protected: z.array(z.object({ domain: z.string(), reason: z.string() })).default([]),
   saved_plan: metaSchema,
 });
 

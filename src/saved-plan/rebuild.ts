@@ -1,5 +1,5 @@
 import type { DesiredState, WebsiteWrite, WritableField } from '../model/index.js';
-import type { Change, FieldChange, JsonChange, Plan } from '../plan/index.js';
+import { type Change, emptyPlan, type FieldChange, type JsonChange, type Plan } from '../plan/index.js';
 import type { SavedOperation, SavedPlanFile, SavedSend } from './format.js';
 
 /**
@@ -15,12 +15,14 @@ export function planFromSaved(file: SavedPlanFile, desired: DesiredState, accoun
     return toChange(op, shown, passwords.get(op.domain));
   });
   return {
+    ...emptyPlan(accountSize),
     changes,
     unchanged: file.summary.unchanged,
     ignored: [...file.ignored],
     unmanaged: [...file.unmanaged],
-    accountSize,
-    warnings: [],
+    // Shown again as saved; a saved plan sends only its operations and records no lifecycle change.
+    pendingDeletes: file.pending_deletes.map((pending) => ({ ...pending })),
+    protected: file.protected.map((kept) => kept.domain),
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { readLifecycleEntries } from './lifecycle.js';
 import { emptyState, STATE_VERSION, type StateData } from './state.js';
 
 export interface LoadedState {
@@ -42,7 +43,9 @@ function parseState(text: string): StateData | undefined {
       data.salt.length >= 16 &&
       typeof data.websites === 'object' &&
       data.websites !== null;
-    return valid ? (data as StateData) : undefined;
+    if (!valid) return undefined;
+    const { protected: _p, pending_deletes: _d, ...rest } = data as StateData;
+    return { ...rest, ...readLifecycleEntries(data as Record<string, unknown>) };
   } catch {
     return undefined;
   }

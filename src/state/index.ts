@@ -1,2 +1,11 @@
 export { type LoadedState, loadState, saveState } from './file.js';
+export {
+  isProtected,
+  type LifecycleUpdate,
+  markProtected,
+  type PendingDeleteState,
+  type ProtectedWebsite,
+  pendingSince,
+  recordLifecycle,
+} from './lifecycle.js';
 export * from './state.js';

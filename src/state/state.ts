@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SettingField, WritableField } from '../model/index.js';
+import type { PendingDeleteState, ProtectedWebsite } from './lifecycle.js';
 
 // The state remembers what the service will not tell us: fingerprints of write-only values we last
 // applied, and the service's own form of values it normalised. A fingerprint is an HMAC keyed by a
@@ -27,6 +28,10 @@ export interface StateData {
   salt: string;
   /** Keyed by the website's id (as a string: JSON object keys). */
   websites: Record<string, WebsiteState>;
+  /** Websites a manifest protected (`protect: true`), by id: never deleted until one says `protect: false`. */
+  protected?: Record<string, ProtectedWebsite>;
+  /** Websites planned for deletion, by id, and since when (`delete_delay`). */
+  pending_deletes?: Record<string, PendingDeleteState>;
 }
 
 export function emptyState(baseUrl: string): StateData {
@@ -120,6 +125,8 @@ export function isKnownNormalisation(
 
 export function forgetWebsite(state: StateData, id: number): void {
   delete state.websites[String(id)];
+  // Deleted: no longer pending. A protection is never forgotten here (a protected website is never deleted).
+  delete state.pending_deletes?.[String(id)];
 }
 
 function entryFor(state: StateData, website: { id: number; domain: string }): WebsiteState {

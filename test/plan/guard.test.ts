@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDeleteGuard, type Plan } from '../../src/plan/index.js';
+import { checkDeleteGuard, emptyPlan, type Plan } from '../../src/plan/index.js';
 
 function planDeleting(deletes: number, accountSize: number): Plan {
   const changes = Array.from({ length: deletes }, (_, i) => ({
@@ -9,7 +9,7 @@ function planDeleting(deletes: number, accountSize: number): Plan {
     fields: [],
     risks: ['delete' as const],
   }));
-  return { changes, unchanged: 0, ignored: [], unmanaged: [], accountSize, warnings: [] };
+  return { ...emptyPlan(accountSize), changes };
 }
 
 describe('checkDeleteGuard', () => {

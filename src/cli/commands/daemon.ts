@@ -25,6 +25,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       baseUrl,
       statePath: config.stateFile,
       prune: config.prune,
+      deleteDelayMs: config.deleteDelayMs,
       force: config.force,
       dryRun: config.dryRun,
       concurrency: config.concurrency,

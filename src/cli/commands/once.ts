@@ -34,6 +34,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       baseUrl,
       statePath: config.stateFile,
       prune,
+      deleteDelayMs: config.deleteDelayMs,
       force: config.force,
       dryRun: config.dryRun,
       concurrency: config.concurrency,

@@ -1,0 +1,26 @@
+import type { PendingDelete, Plan } from './types.js';
+
+// The words every format uses for what the tool holds back: drift it only observes, deletes that
+// wait for delete_delay, websites that protection keeps. One wording, so the formats never disagree.
+
+export const KEPT_PROTECTED = 'kept: protected; to allow deleting it, apply `protect: false` for it first';
+export const OBSERVED_NOTE = 'observed: drift shown, never applied (observe: true)';
+
+/** "2026-11-24 10:00 UTC": minutes are enough for a delay counted in hours. */
+export function formatUtc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+export function pendingText(pending: PendingDelete): string {
+  return `will be deleted after ${formatUtc(pending.due)}, missing from the manifest since ${formatUtc(pending.since)}`;
+}
+
+/** What the summary line adds when something was held back; empty otherwise. */
+export function heldBackSummary(plan: Plan): string {
+  const parts: string[] = [];
+  if (plan.observed.length > 0) parts.push(`${plan.observed.length} observed with drift (not applied)`);
+  if (plan.pendingDeletes.length > 0)
+    parts.push(`${plan.pendingDeletes.length} delete(s) pending (delete_delay)`);
+  if (plan.protected.length > 0) parts.push(`${plan.protected.length} kept (protected)`);
+  return parts.length > 0 ? ` Held back: ${parts.join(', ')}.` : '';
+}

@@ -1,0 +1,91 @@
+import type { StateData } from './state.js';
+
+// What the state remembers about a website's lifecycle, beyond fingerprints: that the manifest once
+// protected it (so removing its entry does not expose it to prune), and since when it has been planned
+// for deletion (delete_delay). Both are keyed by id, like the fingerprints.
+
+export interface ProtectedWebsite {
+  domain: string;
+}
+
+export interface PendingDeleteState {
+  domain: string;
+  /** ISO 8601: the first run of an unbroken series that planned the delete. */
+  since: string;
+}
+
+/** What one run asks the state to remember; computed by the (pure) plan, written after the run. */
+export interface LifecycleUpdate {
+  protect: Array<{ id: number; domain: string }>;
+  unprotect: number[];
+  /** Every website planned for deletion in this run, due or not, and since when; replaces the list. */
+  deleting: Array<{ id: number; domain: string; since: string }>;
+}
+
+export function isProtected(state: StateData, id: number): boolean {
+  return state.protected?.[String(id)] !== undefined;
+}
+
+/** Since when the website has been planned for deletion, or undefined when it was not in the last run. */
+export function pendingSince(state: StateData, id: number): string | undefined {
+  return state.pending_deletes?.[String(id)]?.since;
+}
+
+export function markProtected(state: StateData, website: { id: number; domain: string }): void {
+  state.protected = { ...state.protected, [String(website.id)]: { domain: website.domain } };
+}
+
+/** Records the update; returns whether anything changed (so an idle run does not rewrite the file). */
+export function recordLifecycle(state: StateData, update: LifecycleUpdate): boolean {
+  const before = JSON.stringify([state.protected, state.pending_deletes]);
+  const protectedSites = { ...state.protected };
+  for (const { id, domain } of update.protect) protectedSites[String(id)] = { domain };
+  for (const id of update.unprotect) delete protectedSites[String(id)];
+  const pending: Record<string, PendingDeleteState> = {};
+  for (const { id, domain, since } of update.deleting) pending[String(id)] = { domain, since };
+  setOrDrop(state, 'protected', protectedSites);
+  setOrDrop(state, 'pending_deletes', pending);
+  return JSON.stringify([state.protected, state.pending_deletes]) !== before;
+}
+
+function setOrDrop<K extends 'protected' | 'pending_deletes'>(
+  state: StateData,
+  key: K,
+  value: NonNullable<StateData[K]>,
+): void {
+  if (Object.keys(value).length > 0) state[key] = value;
+  else delete state[key];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const validProtected = (entry: unknown): entry is ProtectedWebsite =>
+  isRecord(entry) && typeof entry.domain === 'string';
+
+const validPending = (entry: unknown): entry is PendingDeleteState =>
+  isRecord(entry) &&
+  typeof entry.domain === 'string' &&
+  typeof entry.since === 'string' &&
+  !Number.isNaN(Date.parse(entry.since));
+
+/**
+ * Checked entry by entry: a malformed entry is dropped alone. A dropped protection means "unknown",
+ * as for a lost state file (README "Protection"); a dropped pending delete starts its delay again.
+ */
+export function readLifecycleEntries(
+  data: Record<string, unknown>,
+): Pick<StateData, 'protected' | 'pending_deletes'> {
+  const keep = <T>(raw: unknown, valid: (entry: unknown) => entry is T): Record<string, T> | undefined => {
+    if (!isRecord(raw)) return undefined;
+    const kept = Object.entries(raw).filter(([id, entry]) => /^\d+$/.test(id) && valid(entry));
+    return kept.length > 0 ? (Object.fromEntries(kept) as Record<string, T>) : undefined;
+  };
+  const protectedSites = keep(data.protected, validProtected);
+  const pending = keep(data.pending_deletes, validPending);
+  return {
+    ...(protectedSites ? { protected: protectedSites } : {}),
+    ...(pending ? { pending_deletes: pending } : {}),
+  };
+}
