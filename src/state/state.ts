@@ -126,7 +126,10 @@ export function isKnownNormalisation(
 export function forgetWebsite(state: StateData, id: number): void {
   delete state.websites[String(id)];
   // Deleted: no longer pending. A protection is never forgotten here (a protected website is never deleted).
-  delete state.pending_deletes?.[String(id)];
+  if (state.pending_deletes) {
+    delete state.pending_deletes[String(id)];
+    if (Object.keys(state.pending_deletes).length === 0) delete state.pending_deletes;
+  }
 }
 
 function entryFor(state: StateData, website: { id: number; domain: string }): WebsiteState {

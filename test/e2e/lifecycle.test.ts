@@ -1,0 +1,206 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SeedWebsite, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// protect, observe, ignore_fields and delete_delay through the built binary against the simulator:
+// exit codes, the requests that reach the service, and what the plan says.
+
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+async function start(websites: SeedWebsite[]): Promise<void> {
+  simulator = await startSimulator({ websites });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-lifecycle-'));
+  env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+}
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+function manifest(text: string): Promise<void> {
+  return writeFile(join(dir, 'websites.yaml'), `version: 1\n${text}`);
+}
+
+function writes(): string[] {
+  return simulator.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+}
+
+/** The first run without a state resends write-only fields once; deletes are what these tests watch. */
+function deletes(): string[] {
+  return writes().filter((write) => write.startsWith('DELETE'));
+}
+
+function idOf(domain: string): number {
+  const website = simulator.listWebsites().find((w) => w.domain === domain);
+  if (!website) throw new Error(`no ${domain} on the simulator`);
+  return website.id;
+}
+
+async function readState(): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as Record<string, unknown>;
+}
+
+describe('protect: true', () => {
+  it('keeps a website removed from the manifest, through prune and --force, until protect: false is applied', async () => {
+    await start([{ domain: 'keep.example.com' }, { domain: 'other.example.com' }]);
+    const id = idOf('keep.example.com');
+    await manifest(
+      'defaults:\n  protect: true\nwebsites:\n  - domain: keep.example.com\n  - domain: other.example.com\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(await readState()).toMatchObject({ protected: { [String(id)]: { domain: 'keep.example.com' } } });
+
+    // The entry is removed: unmanaged, and still protected.
+    await manifest('prune: true\nwebsites:\n  - domain: other.example.com\n');
+    const dry = await runCli(['--once', '--dry-run', '--prune', '--force'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      '= keep.example.com: kept: protected; to allow deleting it, apply `protect: false` for it first',
+    );
+    expect(dry.stdout).toContain(
+      'No changes. 1 website(s) match the manifest. Held back: 1 kept (protected).',
+    );
+    const json = JSON.parse((await runCli(['--once', '--dry-run', '-o', 'json'], env)).stdout);
+    expect(json.summary).toMatchObject({ delete: 0, protected: 1 });
+    simulator.clearRequests();
+    const forced = await runCli(['--once', '--prune', '--force'], env);
+    expect(forced.code).toBe(0);
+    expect(writes()).toEqual([]);
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('keep.example.com');
+
+    // Lifted only by applying a manifest that lists it with protect: false; then removal deletes it.
+    await manifest(
+      'prune: true\nwebsites:\n  - domain: keep.example.com\n    protect: false\n  - domain: other.example.com\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(Object.keys((await readState()).protected as object)).toEqual([String(idOf('other.example.com'))]);
+    await manifest('prune: true\nwebsites:\n  - domain: other.example.com\n');
+    const removed = await runCli(['--once'], env);
+    expect(removed.code).toBe(0);
+    expect(writes()).toEqual([`DELETE /api/v1/websites/${id}`]);
+  });
+
+  it('protects a website from the moment it is created', async () => {
+    await start([]);
+    await manifest('websites:\n  - domain: new.example.com\n    protect: true\n');
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const id = idOf('new.example.com');
+    expect(await readState()).toMatchObject({ protected: { [String(id)]: { domain: 'new.example.com' } } });
+  });
+});
+
+describe('observe: true', () => {
+  it('shows drift in the plan and never writes', async () => {
+    await start([{ domain: 'seen.example.com', email: true }]);
+    await manifest('websites:\n  - domain: seen.example.com\n    observe: true\n    email: false\n');
+    const dry = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      '~ seen.example.com (id 1)  (observed: drift shown, never applied (observe: true))',
+    );
+    expect(dry.stdout).toContain('email: true → false');
+    expect(dry.stdout).toContain('Held back: 1 observed with drift (not applied).');
+    const applied = await runCli(['--once', '-o', 'json'], env);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      summary: { update: 0, observed: 1 },
+      observed: [{ domain: 'seen.example.com', fields: { email: { from: true, to: false } } }],
+    });
+    expect(writes()).toEqual([]);
+  });
+});
+
+describe('ignore_fields', () => {
+  it('never compares, shows or sends an ignored field, in updates and in creates', async () => {
+    await start([{ domain: 'owned.example.com', email: true, exclude_bots: true }]);
+    await manifest(
+      'defaults:\n  ignore_fields: [email]\n  email: false\nwebsites:\n  - domain: owned.example.com\n    exclude_bots: false\n  - domain: new.example.com\n    email: true\n    ignore_fields: [email, exclude_ips]\n    exclude_ips: [203.0.113.9]\n',
+    );
+    const dry = await runCli(['--once', '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).not.toContain('email');
+    expect(dry.stdout).not.toContain('exclude_ips');
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const sent = simulator.requests.filter((r) => r.method !== 'GET');
+    expect(sent.map((r) => r.method).sort()).toEqual(['PATCH', 'POST']);
+    for (const request of sent) {
+      expect(Object.keys(request.body ?? {})).not.toContain('email');
+      expect(Object.keys(request.body ?? {})).not.toContain('exclude_ips');
+    }
+    // The owner's value stays; the created website has the service's default.
+    const byDomain = new Map(simulator.listWebsites().map((w) => [w.domain, w]));
+    expect(byDomain.get('owned.example.com')).toMatchObject({ email: 1, exclude_bots: 0 });
+    expect(byDomain.get('new.example.com')).toMatchObject({ email: 0 });
+    expect(byDomain.get('new.example.com')?.exclude_ips ?? []).toEqual([]);
+    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(again.code).toBe(0);
+  });
+
+  it('rejects an unknown field name with a suggestion, and sends nothing', async () => {
+    await start([]);
+    await manifest('websites:\n  - domain: a.example.com\n    ignore_fields: [emial]\n');
+    const result = await runCli(['--once'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'websites.yaml:4:21: error: websites[0].ignore_fields[0]: unknown field "emial"; did you mean "email"?',
+    );
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
+describe('delete_delay', () => {
+  it('holds a delete back, run after run, then sends it once it is due', async () => {
+    await start([{ domain: 'gone.example.com' }, { domain: 'stay.example.com' }]);
+    const id = idOf('gone.example.com');
+    await manifest('prune: true\ndelete_delay: 24h\nwebsites:\n  - domain: stay.example.com\n');
+    const first = await runCli(['--once'], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      /- gone\.example\.com \(id \d+\): will be deleted after \d{4}-\d\d-\d\d \d\d:\d\d UTC, missing from the manifest since \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    expect(deletes()).toEqual([]);
+    const pending = (await readState()).pending_deletes as Record<string, { since: string }>;
+    const since = pending[String(id)]!.since;
+
+    // Still pending on the next run, since when unchanged.
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(deletes()).toEqual([]);
+    expect((await readState()).pending_deletes).toEqual({
+      [String(id)]: { domain: 'gone.example.com', since },
+    });
+
+    // A day passes (the state says since when, so time is moved there rather than waited for).
+    const state = await readState();
+    const dayAgo = new Date(Date.parse(since) - 25 * 3_600_000).toISOString();
+    state.pending_deletes = { [String(id)]: { domain: 'gone.example.com', since: dayAgo } };
+    await writeFile(join(dir, 'state.json'), JSON.stringify(state));
+    const due = await runCli(['--once'], env);
+    expect(due.code).toBe(0);
+    expect(deletes()).toEqual([`DELETE /api/v1/websites/${id}`]);
+    expect((await readState()).pending_deletes).toBeUndefined();
+  });
+
+  it('takes a website that comes back off the list; --delete-delay overrides the manifest', async () => {
+    await start([{ domain: 'back.example.com' }, { domain: 'stay.example.com' }]);
+    await manifest('prune: true\nwebsites:\n  - domain: stay.example.com\n');
+    const dry = await runCli(['--once', '--dry-run', '--delete-delay', '1h'], env);
+    expect(dry.stdout).toContain('Held back: 1 delete(s) pending (delete_delay).');
+    expect((await runCli(['--once'], { ...env, WEBSITES_SYNC_DELETE_DELAY: '2h' })).code).toBe(0);
+    expect(deletes()).toEqual([]);
+    expect(Object.keys((await readState()).pending_deletes as object)).toHaveLength(1);
+
+    await manifest('prune: true\nwebsites:\n  - domain: stay.example.com\n  - domain: back.example.com\n');
+    expect((await runCli(['--once'], { ...env, WEBSITES_SYNC_DELETE_DELAY: '2h' })).code).toBe(0);
+    expect((await readState()).pending_deletes).toBeUndefined();
+    expect(deletes()).toEqual([]);
+
+    const bad = await runCli(['--once', '--delete-delay', 'tomorrow'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--delete-delay: "tomorrow" is not a duration');
+  });
+});
