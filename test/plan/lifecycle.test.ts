@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { changesOf, checkDeleteGuard, computePlan, renderText } from '../../src/plan/index.js';
+import { emptyState, recordLifecycle, type StateData } from '../../src/state/index.js';
+import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
+
+const HOUR = 3_600_000;
+const NOW = Date.parse('2026-11-24T10:00:00Z');
+const DAY = 24 * HOUR;
+
+function plan(state: StateData, now: number, listed = ['keep.example.com']) {
+  const current = Array.from({ length: 12 }, (_, i) => remoteSite(i + 1, `site${i + 1}.example.com`));
+  current.push(remoteSite(100, 'keep.example.com'));
+  return computePlan({
+    desired: desiredState(
+      listed.map((domain) => desiredSite(domain)),
+      { prune: true },
+    ),
+    current,
+    state,
+    prune: true,
+    deleteDelayMs: DAY,
+    now,
+  });
+}
+
+describe('delete_delay in the (pure) plan: the clock comes in as `now`', () => {
+  it('holds every delete back until it was planned for the whole delay, then makes it due', () => {
+    const state = emptyState('https://stats.example.com');
+    const first = plan(state, NOW);
+    expect(changesOf(first, 'delete')).toEqual([]);
+    expect(first.pendingDeletes).toHaveLength(12);
+    expect(first.pendingDeletes[0]).toEqual({
+      id: 1,
+      domain: 'site1.example.com',
+      since: '2026-11-24T10:00:00.000Z',
+      due: '2026-11-25T10:00:00.000Z',
+    });
+    expect(renderText(first, { color: false })).toContain(
+      '- site1.example.com (id 1): will be deleted after 2026-11-25 10:00 UTC, missing from the manifest since 2026-11-24 10:00 UTC',
+    );
+    // Twelve pending deletes are not twelve deletes: the guard looks at what is due now.
+    expect(checkDeleteGuard({ plan: first, websitesEmpty: false })).toBeUndefined();
+    recordLifecycle(state, first.remember);
+
+    const later = plan(state, NOW + DAY - 1);
+    expect(changesOf(later, 'delete')).toEqual([]);
+    expect(later.pendingDeletes[0]?.since).toBe('2026-11-24T10:00:00.000Z');
+
+    const due = plan(state, NOW + DAY);
+    expect(changesOf(due, 'delete')).toHaveLength(12);
+    expect(due.pendingDeletes).toEqual([]);
+    expect(checkDeleteGuard({ plan: due, websitesEmpty: false })).toMatch(/mass-delete guard: 12 of 13/);
+  });
+
+  it('takes a website that comes back off the list, so a later removal starts the delay again', () => {
+    const state = emptyState('https://stats.example.com');
+    recordLifecycle(state, plan(state, NOW).remember);
+    const back = plan(state, NOW + HOUR, ['keep.example.com', 'site1.example.com']);
+    recordLifecycle(state, back.remember);
+    expect(state.pending_deletes?.['1']).toBeUndefined();
+    const again = plan(state, NOW + DAY + HOUR);
+    expect(again.changes.map((c) => c.domain)).not.toContain('site1.example.com');
+    expect(again.pendingDeletes.find((p) => p.id === 1)?.since).toBe(
+      new Date(NOW + DAY + HOUR).toISOString(),
+    );
+  });
+
+  it('never plans a protected website as a delete, due or pending', () => {
+    const state = emptyState('https://stats.example.com');
+    recordLifecycle(state, {
+      protect: [{ id: 1, domain: 'site1.example.com' }],
+      unprotect: [],
+      deleting: [],
+    });
+    const result = plan(state, NOW + 2 * DAY);
+    expect(result.protected).toEqual(['site1.example.com']);
+    expect(result.changes.map((c) => c.domain)).not.toContain('site1.example.com');
+    expect(result.pendingDeletes.map((p) => p.domain)).not.toContain('site1.example.com');
+  });
+});
