@@ -2,13 +2,8 @@ import { AuthError, ServiceError } from '../service/index.js';
 import { parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { HELP } from './help.js';
+import type { Io } from './io.js';
 import { VERSION } from './version.js';
-
-export interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
 
 /**
  * Parses, dispatches, and maps every error to an exit status: the only top-level handler. Each command
@@ -28,7 +23,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'validate':
         return await (await import('./commands/validate.js')).runValidate(config, io);
       case 'simulator':
-        return await (await import('../simulator/cli.js')).runSimulatorCommand(config.rest);
+        return await (await import('./commands/simulator.js')).runSimulatorCommand(config.rest);
       case 'export':
         return await (await import('./commands/export.js')).runExport(config, io);
       case 'sync':

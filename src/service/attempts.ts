@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { AttemptHooks, AttemptInfo } from './http.js';
+import type { AttemptHooks, AttemptInfo } from './attempt-types.js';
 
 // The innermost interceptor: every attempt (retries included) passes here, so pacing and metrics see
 // each one exactly once. It also holds an answer back until its body is complete. The service's

@@ -1,5 +1,6 @@
+import type { AttemptHooks } from './attempt-types.js';
 import { HttpWebsiteService } from './client.js';
-import { type AttemptHooks, HttpTransport } from './http.js';
+import { HttpTransport } from './http.js';
 
 export interface ConnectOptions {
   baseUrl: string;

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, interceptors } from 'undici';
+import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks } from './attempts.js';
 import { AuthError, excerptOf, ServiceError } from './errors.js';
 import { Pacer } from './pacing.js';
@@ -10,22 +11,6 @@ import {
   RETRY_STATUS_CODES,
   type RetryTuning,
 } from './retry-policy.js';
-
-export interface AttemptInfo {
-  method: string;
-  path: string;
-  /** HTTP status, or undefined when the attempt failed below HTTP (reset, timeout). */
-  status: number | undefined;
-  headers: Record<string, string | string[] | undefined>;
-  error?: Error;
-}
-
-/** Seen by every attempt, retries included: pacing and metrics plug in here. */
-export interface AttemptHooks {
-  /** Awaited before each attempt is sent (pacing). */
-  beforeAttempt?: () => Promise<void> | undefined;
-  afterAttempt?: (info: AttemptInfo) => void;
-}
 
 export interface HttpOptions {
   baseUrl: string;

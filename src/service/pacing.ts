@@ -1,4 +1,4 @@
-import type { AttemptHooks, AttemptInfo } from './http.js';
+import type { AttemptHooks, AttemptInfo } from './attempt-types.js';
 import { parseRetryAfter } from './retry-policy.js';
 
 // Client-side pacing from the service's rate-limit headers, so a large run slows down before the limit

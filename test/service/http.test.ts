@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AttemptInfo } from '../../src/service/attempt-types.js';
 import { AuthError, ServiceError } from '../../src/service/errors.js';
-import { type AttemptInfo, type HttpOptions, HttpTransport } from '../../src/service/http.js';
+import { type HttpOptions, HttpTransport } from '../../src/service/http.js';
 import { type FaultKind, type Simulator, startSimulator } from '../../src/simulator/index.js';
 
 // The transport against the simulator with scripted faults: what is retried, what is not, and what a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptInfo } from '../../src/service/http.js';
+import type { AttemptInfo } from '../../src/service/attempt-types.js';
 import { Pacer, type PacerClock, readRateHeaders } from '../../src/service/pacing.js';
 
 /** A clock the test moves by hand: timers fire only in `advance`. */

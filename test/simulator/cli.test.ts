@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimulatorCommand } from '../../src/simulator/cli.js';
+import { runSimulatorCommand } from '../../src/cli/commands/simulator.js';
 
 function capture(): { write(text: string): void; text: () => string; line: Promise<string> } {
   let text = '';

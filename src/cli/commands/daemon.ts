@@ -2,8 +2,8 @@ import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '..
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
+import type { Io } from '../io.js';
 import { createLogger } from '../logger.js';
-import type { Io } from '../run.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,

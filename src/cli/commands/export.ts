@@ -3,7 +3,7 @@ import { exportManifest } from '../../export/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
-import type { Io } from '../run.js';
+import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
 
 /** `export [-o FILE]`: the account as a manifest, to adopt the tool on an existing account. */

@@ -10,10 +10,10 @@ import {
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
+import type { Io } from '../io.js';
 import { loadOrExit } from '../load.js';
 import { createLogger } from '../logger.js';
 import { renderReport, useColor } from '../output.js';
-import type { Io } from '../run.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */

@@ -1,7 +1,7 @@
 import type { Config } from '../args.js';
 import { EXIT } from '../errors.js';
+import type { Io } from '../io.js';
 import { loadOrExit } from '../load.js';
-import type { Io } from '../run.js';
 
 /** Offline: no base URL, no key, no request. */
 export async function runValidate(config: Config, io: Io): Promise<number> {

@@ -3,9 +3,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import type { FaultOptions } from './faults.js';
-import { type SimulatorOptions, startSimulator } from './index.js';
-import type { SeedWebsite } from './store.js';
+import {
+  type FaultOptions,
+  type SeedWebsite,
+  type SimulatorOptions,
+  startSimulator,
+} from '../../simulator/index.js';
 
 export interface SimulatorCommandIo {
   stdout?: { write(text: string): unknown };
