@@ -3,8 +3,6 @@ export {
   isProtected,
   type LifecycleUpdate,
   markProtected,
-  type PendingDeleteState,
-  type ProtectedWebsite,
   pendingSince,
   recordLifecycle,
 } from './lifecycle.js';

@@ -1,18 +1,8 @@
-import type { StateData } from './state.js';
+import type { PendingDeleteState, ProtectedWebsite, StateData } from './state.js';
 
 // What the state remembers about a website's lifecycle, beyond fingerprints: that the manifest once
 // protected it (so removing its entry does not expose it to prune), and since when it has been planned
 // for deletion (delete_delay). Both are keyed by id, like the fingerprints.
-
-export interface ProtectedWebsite {
-  domain: string;
-}
-
-export interface PendingDeleteState {
-  domain: string;
-  /** ISO 8601: the first run of an unbroken series that planned the delete. */
-  since: string;
-}
 
 /** What one run asks the state to remember; computed by the (pure) plan, written after the run. */
 export interface LifecycleUpdate {

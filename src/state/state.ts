@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SettingField, WritableField } from '../model/index.js';
-import type { PendingDeleteState, ProtectedWebsite } from './lifecycle.js';
 
 // The state remembers what the service will not tell us: fingerprints of write-only values we last
 // applied, and the service's own form of values it normalised. A fingerprint is an HMAC keyed by a
@@ -20,6 +19,16 @@ export interface WebsiteState {
   /** field → fingerprint of the value last applied. */
   fingerprints: Partial<Record<WritableField, string>>;
   normalised?: Partial<Record<SettingField, NormalisedValue>>;
+}
+
+export interface ProtectedWebsite {
+  domain: string;
+}
+
+export interface PendingDeleteState {
+  domain: string;
+  /** ISO 8601: the first run of an unbroken series that planned the delete. */
+  since: string;
 }
 
 export interface StateData {
