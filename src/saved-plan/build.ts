@@ -54,8 +54,12 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
       remote: {
         records,
         absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
-        // With prune on, every unlisted and non-ignored website is a delete: the deletes are that set.
-        unlisted: deletes.length > 0 ? deletes.map((c) => websiteKey(c.domain)).sort() : null,
+        // With prune on, every unlisted, non-ignored and unprotected website is a delete, due now or held
+        // back by delete_delay: together they are that set.
+        unlisted:
+          deletes.length > 0
+            ? [...deletes, ...plan.pendingDeletes].map((c) => websiteKey(c.domain)).sort()
+            : null,
       },
       operations: plan.changes.map(toOperation),
     },

@@ -203,4 +203,28 @@ describe('delete_delay', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--delete-delay: "tomorrow" is not a duration');
   });
+
+  it('a saved plan sends its due delete, not the pending one, and is not stale because of it', async () => {
+    await start([
+      { domain: 'due.example.com' },
+      { domain: 'wait.example.com' },
+      { domain: 'stay.example.com' },
+    ]);
+    const id = idOf('due.example.com');
+    await manifest('prune: true\ndelete_delay: 24h\nwebsites:\n  - domain: stay.example.com\n');
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const state = await readState();
+    const pending = state.pending_deletes as Record<string, { domain: string; since: string }>;
+    pending[String(id)]!.since = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await writeFile(join(dir, 'state.json'), JSON.stringify(state));
+
+    const planFile = join(dir, 'plan.json');
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.stdout).toContain('Plan: 0 to create, 0 to update, 1 to delete');
+    expect(saved.stdout).toContain('Held back: 1 delete(s) pending (delete_delay).');
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(deletes()).toEqual([`DELETE /api/v1/websites/${id}`]);
+  });
 });
