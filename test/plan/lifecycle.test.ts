@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { changesOf, checkDeleteGuard, computePlan, renderText } from '../../src/plan/index.js';
+import {
+  changesOf,
+  checkDeleteGuard,
+  computePlan,
+  renderMarkdown,
+  renderText,
+  toJsonPlan,
+} from '../../src/plan/index.js';
 import { emptyState, recordLifecycle, type StateData } from '../../src/state/index.js';
 import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
 
@@ -76,5 +83,42 @@ describe('delete_delay in the (pure) plan: the clock comes in as `now`', () => {
     expect(result.protected).toEqual(['site1.example.com']);
     expect(result.changes.map((c) => c.domain)).not.toContain('site1.example.com');
     expect(result.pendingDeletes.map((p) => p.domain)).not.toContain('site1.example.com');
+  });
+});
+
+describe('held back in every format', () => {
+  it('shows observed drift, pending deletes and protected websites in markdown and JSON alike', () => {
+    const state = emptyState('https://stats.example.com');
+    recordLifecycle(state, { protect: [{ id: 2, domain: 'kept.example.com' }], unprotect: [], deleting: [] });
+    const result = computePlan({
+      desired: desiredState([desiredSite('seen.example.com', { email: true, observe: true })], {
+        prune: true,
+      }),
+      current: [
+        remoteSite(1, 'seen.example.com', { exclude_params: [] }),
+        remoteSite(2, 'kept.example.com'),
+        remoteSite(3, 'old.example.com'),
+      ],
+      state,
+      prune: true,
+      deleteDelayMs: DAY,
+      now: NOW,
+    });
+    expect(result.changes).toEqual([]);
+    const markdown = renderMarkdown(result);
+    expect(markdown).toContain('#### Observed (1)');
+    expect(markdown).toContain('- **seen.example.com**: email: `false` → `true`');
+    expect(markdown).toContain(
+      '- **old.example.com** (id 3): will be deleted after 2026-11-25 10:00 UTC, missing from the manifest since 2026-11-24 10:00 UTC',
+    );
+    expect(markdown).toContain(
+      '- **kept.example.com**: kept: protected; to allow deleting it, apply \\`protect: false\\` for it first',
+    );
+    expect(toJsonPlan(result)).toMatchObject({
+      summary: { delete: 0, observed: 1, pending_delete: 1, protected: 1 },
+      observed: [{ action: 'update', id: 1, fields: { email: { from: false, to: true } } }],
+      pending_deletes: [{ id: 3, due: '2026-11-25T10:00:00.000Z' }],
+      protected: [{ domain: 'kept.example.com' }],
+    });
   });
 });
