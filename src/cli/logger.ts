@@ -1,5 +1,10 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+// pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
+// never pays for it at start-up. Through require(), so the bundle leaves it in node_modules.
+const load = createRequire(import.meta.url);
 
 /** Paths pino removes from every log line: secrets never reach a log. */
 export const REDACT_PATHS = [
@@ -27,6 +32,7 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   if (options.destination) return pino(base, options.destination);
   if (process.stderr.isTTY) {
+    const pretty = load('pino-pretty') as typeof PinoPretty;
     return pino(base, pretty({ destination: 2, sync: true, colorize: !process.env.NO_COLOR }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
