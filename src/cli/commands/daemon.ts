@@ -2,6 +2,7 @@ import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '..
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
+import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
 import { createLogger } from '../logger.js';
 
@@ -11,6 +12,7 @@ import { createLogger } from '../logger.js';
  */
 export async function runDaemon(config: Config, io: Io): Promise<number> {
   refuseOneShotOptions(config);
+  growHeapSlowly();
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
   const client = connectFromConfig(config, metrics.hooks);

@@ -10,6 +10,7 @@ import {
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
+import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
 import { loadOrExit } from '../load.js';
 import { createLogger } from '../logger.js';
@@ -19,6 +20,7 @@ import { VERSION } from '../version.js';
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
 export async function runOnce(config: Config, io: Io): Promise<number> {
   checkPlanOptions(config);
+  growHeapSlowly();
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
