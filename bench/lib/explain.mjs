@@ -44,11 +44,11 @@ export function explanations(results, targets) {
         `- **${idle.name}**: ${idle.corePercent.toFixed(2)}% of a core: the process wakes every 10 ms for prom-client's event-loop delay histogram (its default resolution).`,
       );
     }
-    const growth = runs.rss.afterAll / runs.rss.after10 - 1;
+    const growth = runs.rss.afterAll / runs.rss.early - 1;
     if (growth > targets.rssGrowth) {
       const live = runs.liveHeap;
       lines.push(
-        `- **${runs.name}**: RSS +${(growth * 100).toFixed(0)}% although the live heap after a full GC only goes from ${megabytes(live.early / 1024)} to ${megabytes(live.late / 1024)} MB: no leak. RSS follows V8's heap sizing: young-generation pages are touched for the first time and the young generation doubles after enough survivors, and old-generation garbage (heap in use ${megabytes(runs.rss.heap10 / 1024)} → ${megabytes(runs.rss.heapAll / 1024)} MB) waits for a full collection that runs back to back never trigger.`,
+        `- **${runs.name}**: RSS +${(growth * 100).toFixed(0)}% although the live heap after a full GC only goes from ${megabytes(live.early / 1024)} to ${megabytes(live.late / 1024)} MB: no leak. RSS follows V8's heap sizing: young-generation pages are touched for the first time and the young generation doubles after enough survivors, and old-generation garbage (heap in use ${megabytes(runs.rss.heapEarly / 1024)} → ${megabytes(runs.rss.heapAll / 1024)} MB) waits for a full collection that runs back to back never trigger.`,
       );
     }
   }

@@ -122,7 +122,7 @@ export function rows(results) {
         requestsVerdict(idle.requests),
       ].join('<br>'),
     ]);
-    const growth = runs.rss.afterAll / runs.rss.after10 - 1;
+    const growth = runs.rss.afterAll / runs.rss.early - 1;
     const live = runs.liveHeap;
     const liveGrowth = live.late / live.early - 1;
     out.push([
@@ -130,7 +130,7 @@ export function rows(results) {
       requestsCell(runs.requests),
       `${seconds(runs.wallMs)} s (${(runs.wallMs / runs.requests.min).toFixed(1)} ms per run)`,
       `${seconds(runs.cpuMs)} s`,
-      `${(runs.rss.after10 / 2 ** 20).toFixed(0)} MB after 10 → ${(runs.rss.afterAll / 2 ** 20).toFixed(0)} MB after ${runs.requests.min}`,
+      `${(runs.rss.early / 2 ** 20).toFixed(0)} MB after 10 → ${(runs.rss.afterAll / 2 ** 20).toFixed(0)} MB after ${runs.requests.min}`,
       [
         verdict(growth <= TARGETS.rssGrowth, `RSS ${signed(growth)} (≤ +10%)`),
         `ℹ️ live heap after a full GC ${(live.early / 2 ** 20).toFixed(1)} → ${(live.late / 2 ** 20).toFixed(1)} MB (${signed(liveGrowth)}): ${Math.abs(liveGrowth) <= TARGETS.rssGrowth ? 'no leak' : 'growing'}`,
@@ -178,7 +178,7 @@ export function markdown(results, { date, durationMs, m }) {
     const { runs } = results.daemon;
     const samples = runs.samples.map((s) => `${s.run}: ${s.rssMb.toFixed(0)}`).join(', ');
     notes.push(
-      `- **${runs.name}**: RSS in MB by run: ${samples}. V8 heap in use (garbage included) ${(runs.rss.heap10 / 2 ** 20).toFixed(1)} MB after 10 runs, ${(runs.rss.heapAll / 2 ** 20).toFixed(1)} MB after ${runs.requests.min}.`,
+      `- **${runs.name}**: RSS in MB by run: ${samples}. V8 heap in use (garbage included) ${(runs.rss.heapEarly / 2 ** 20).toFixed(1)} MB after 10 runs, ${(runs.rss.heapAll / 2 ** 20).toFixed(1)} MB after ${runs.requests.min}.`,
     );
   }
   if (results.large?.bounded) {

@@ -15,9 +15,9 @@ const RSS = 'process_resident_memory_bytes';
 const HEAP = 'nodejs_heap_size_used_bytes';
 
 /** Live heap after a full GC, at run 10 and at the last run, of the same daemon run in a child process. */
-async function liveHeap({ sim, manifest, state, runs }) {
+async function liveHeap({ sim, manifest, state, runs, checkpoint }) {
   const script = fileURLToPath(new URL('../daemon-heap.mjs', import.meta.url));
-  const config = JSON.stringify({ url: sim.url, manifest, state, runs, checkpoint: 10 });
+  const config = JSON.stringify({ url: sim.url, manifest, state, runs, checkpoint });
   const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', script, config]);
   return JSON.parse(stdout);
 }
@@ -68,8 +68,14 @@ async function startDaemon({ sim, manifest, state, port }) {
   return { child, nextRun, exited };
 }
 
-/** Rows 6 and 7: idle CPU over `idleMs`, then RSS across `runs` back-to-back no-change runs. */
-export async function daemonScenarios(dir, { count = 50, idleMs = 60_000, runs = 1_000 } = {}) {
+/**
+ * Rows 6 and 7: idle CPU over `idleMs`, then RSS across `runs` back-to-back no-change runs, compared
+ * between run `checkpoint` (the daemon warmed up) and the last.
+ */
+export async function daemonScenarios(
+  dir,
+  { count = 50, idleMs = 60_000, runs = 5_000, checkpoint = 1_000 } = {},
+) {
   const sim = await startSim({ websites: count, latencyMs: 0 });
   const sites = websites(count);
   const manifest = join(dir, 'daemon.yaml');
@@ -99,15 +105,17 @@ export async function daemonScenarios(dir, { count = 50, idleMs = 60_000, runs =
       daemon.child.kill('SIGHUP');
       const entry = await done;
       if (entry.result !== 'success') throw new Error(`run ${run} ended: ${entry.result}`);
-      if (run === 10) early = await scrape(metrics, [RSS, HEAP]);
-      if (run % 100 === 0 || run === 10) samples.push({ run, ...(await scrape(metrics, [RSS, HEAP])) });
+      if (run === checkpoint) early = await scrape(metrics, [RSS, HEAP]);
+      if (run % (runs / 10) === 0 || run === 10 || run === checkpoint) {
+        samples.push({ run, ...(await scrape(metrics, [RSS, HEAP])) });
+      }
     }
     const wallMs = performance.now() - started;
     const late = await scrape(metrics, [RSS, HEAP, CPU]);
     const log = await sim.log();
     daemon.child.kill('SIGTERM');
     const code = await daemon.exited;
-    const heap = await liveHeap({ sim, manifest, state, runs });
+    const heap = await liveHeap({ sim, manifest, state, runs, checkpoint });
     return {
       idle: {
         id: 'daemon-idle',
@@ -123,7 +131,8 @@ export async function daemonScenarios(dir, { count = 50, idleMs = 60_000, runs =
         requests: { made: countLog(log).total, min: runs },
         wallMs,
         cpuMs: (late[CPU] - cpuStart) * 1000,
-        rss: { after10: early[RSS], afterAll: late[RSS], heap10: early[HEAP], heapAll: late[HEAP] },
+        checkpoint,
+        rss: { early: early[RSS], afterAll: late[RSS], heapEarly: early[HEAP], heapAll: late[HEAP] },
         liveHeap: heap,
         samples: samples.map((s) => ({ run: s.run, rssMb: s[RSS] / 2 ** 20, heapMb: s[HEAP] / 2 ** 20 })),
         exitCode: code,
