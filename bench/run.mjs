@@ -1,12 +1,15 @@
 // `npm run bench`: every scenario against the simulator, each process on its own, then the table on
 // stdout and in docs/benchmarks.md. `--quick` runs small sizes (to try the harness; writes nothing);
-// `--only=startup,latency,rate,large,daemon` picks scenarios.
+// `--only=latency,rate,large,daemon,compare,features` picks scenarios (start-up always runs).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { featureRows } from './lib/features.mjs';
 import { machine, markdown, table } from './lib/report.mjs';
+import { compareTable, featureTable } from './lib/report-compare.mjs';
+import { COMPARE_LATENCY_MS, compareScenarios } from './lib/scenarios-compare.mjs';
 import { daemonScenarios } from './lib/scenarios-daemon.mjs';
 import {
   largeScenario,
@@ -18,7 +21,7 @@ import {
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? 'latency,rate,large,daemon').split(','));
+const only = new Set((values.only ?? 'latency,rate,large,daemon,compare,features').split(','));
 const output = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
 
 const m = machine();
@@ -54,9 +57,15 @@ try {
   }
   if (only.has('daemon')) {
     results.daemon = await step('daemon', () =>
-      daemonScenarios(dir, quick ? { idleMs: 5000, runs: 100 } : {}),
+      daemonScenarios(dir, quick ? { idleMs: 5000, runs: 200, checkpoint: 40 } : {}),
     );
   }
+  if (only.has('compare')) {
+    results.compare = await step('websites-sync beside Terraform-style and naive scripts', () =>
+      compareScenarios(dir, quick ? [1_000] : [1_000, 10_000]),
+    );
+  }
+  if (only.has('features')) results.features = await featureRows();
   if (large) {
     results.large = await step('100,000 websites', () => largeScenario(dir, results.startup, large));
   }
@@ -66,8 +75,11 @@ try {
 }
 
 const durationMs = performance.now() - started;
+const loadAtEnd = machine().load;
 console.log(table(results));
+console.log(`\n${compareTable(results.compare, COMPARE_LATENCY_MS)}\n\n${featureTable(results.features)}`);
+console.error(`bench: load average at the end ${loadAtEnd}`);
 if (!quick && !values.only) {
-  writeFileSync(output, markdown(results, { date, durationMs, m }));
+  writeFileSync(output, markdown(results, { date, durationMs, m, loadAtEnd }));
   console.error(`bench: wrote ${output} (${(durationMs / 1000).toFixed(0)} s in all)`);
 }

@@ -5,10 +5,12 @@ import { startSimulator } from '../dist/simulator/index.js';
 import { API_KEY, seedOf, websites } from './lib/fixtures.mjs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
+const drift = (every) => (every ? (i) => i % every === 0 : undefined);
 const started = performance.now();
 const simulator = await startSimulator({
   apiKey: API_KEY,
-  websites: seedOf(websites(config.websites ?? 0)),
+  // `driftEvery: 10`: every 10th website has its e-mail setting flipped on the account (10% changed).
+  websites: seedOf(websites(config.websites ?? 0, drift(config.driftEvery))),
   defaultPerPage: 10,
   faults: { latencyMs: config.latencyMs ?? 0 },
   rateLimit: config.rateLimit,

@@ -29,11 +29,8 @@ export function explanations(results, targets) {
     );
   }
   if (large && large.run.maxRssKb / 1024 >= targets.peakRssMb) {
-    const bounded = large.bounded
-      ? ` With \`NODE_OPTIONS=${large.bounded.option}\` the same run peaks at ${megabytes(large.bounded.run.maxRssKb)} MB.`
-      : '';
     lines.push(
-      `- **Peak RSS of the ${large.count.toLocaleString('en')}-website plan**: ${megabytes(large.run.maxRssKb)} MB, ${megabytes(large.run.maxRssKb - targets.peakRssMb * 1024)} MB over. What the plan needs at once (desired state, state file, listing) is about 65 MB of live heap; V8 sizes its young generation from the machine's memory, and this run grew it to ${megabytes(large.run.youngGenerationKb)} MB.${bounded}`,
+      `- **Peak RSS of the ${large.count.toLocaleString('en')}-website plan**: ${megabytes(large.run.maxRssKb)} MB, ${megabytes(large.run.maxRssKb - targets.peakRssMb * 1024)} MB over. What the plan needs at once (desired state, state file, listing) is about 65 MB of live heap; the rest is garbage V8 has not collected yet and its young generation (${megabytes(large.run.youngGenerationKb)} MB in this run).`,
     );
   }
   const daemon = results.daemon;

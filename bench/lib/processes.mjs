@@ -86,6 +86,20 @@ export async function runTool(args, { env = {}, dir }) {
   return { code, wallMs, ...usage, stdout: await stdout, stderr: await stderr };
 }
 
+/**
+ * Wall time of one plain `node ARGS` process (no hook preloaded), from spawn to exit: the start-up row
+ * compares the CLI with `node -e 0` this way, both measured alike.
+ */
+export async function wallOf(args, env = {}) {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: 'ignore' });
+  const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)));
+  return { code, wallMs: performance.now() - started };
+}
+
+/** The CLI's own Node options and path, for `wallOf`. */
+export const cliCommand = (args) => [...shebangFlags(), CLI, ...args];
+
 /** Spawns the CLI and leaves it running (the daemon); stderr lines go to `onLine`. */
 export function spawnTool(args, { env = {}, onLine }) {
   const child = spawn(process.execPath, [...shebangFlags(), CLI, ...args], {

@@ -6,12 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { API_KEY, manifestOf, PASSWORD_ENV, websites, writeConvergedState } from './fixtures.mjs';
 import { countLog, listRequests, listRounds, median, replayWindows } from './measure.mjs';
-import { runTool, startSim } from './processes.mjs';
+import { cliCommand, runTool, startSim, wallOf } from './processes.mjs';
 
 export const CONCURRENCY = 8;
 export const LATENCY_MS = 50;
-/** V8's young generation capped at 2 × 8 MB; by default it grows to 2 × 64 MB on a machine this size. */
-export const SMALL_YOUNG_GENERATION = '--max-semi-space-size=8';
 const ENV = { WEBSITES_SYNC_API_KEY: API_KEY, ...PASSWORD_ENV };
 
 function syncArgs({ manifest, sim, state, dryRun }) {
@@ -54,7 +52,10 @@ function changed(report) {
 
 /**
  * Process start-up: Node, every module a sync run loads, and a run's fixed costs: a dry run of one
- * website against an empty account without latency (one request). Median of five.
+ * website against an empty account without latency (one request). Median of five; CPU and RSS from
+ * runs with the resource hook, wall time from plain runs interleaved with `node -e 0`, so the ratio
+ * compares like with like under the same load. One run first, unmeasured: it fills Node's compile
+ * cache, as the first run on a machine does.
  */
 export async function measureStartup(dir) {
   const sim = await startSim({ websites: 0, latencyMs: 0 });
@@ -62,13 +63,27 @@ export async function measureStartup(dir) {
     const manifest = join(dir, 'startup.yaml');
     writeFileSync(manifest, manifestOf(websites(1)));
     const args = syncArgs({ manifest, sim, state: join(dir, 'startup-state.json'), dryRun: true });
+    const env = { ...ENV };
     const runs = [];
-    for (let i = 0; i < 5; i++) runs.push(await measuredRun(sim, args, dir));
+    const plain = [];
+    const node = [];
+    await wallOf(cliCommand(args), env);
+    for (let i = 0; i < 5; i++) {
+      runs.push(await measuredRun(sim, args, dir));
+      node.push((await wallOf(['-e', '0'])).wallMs);
+      plain.push((await wallOf(cliCommand(args), env)).wallMs);
+    }
+    const wallMs = median(plain);
+    const nodeMs = median(node);
     return {
-      wallMs: median(runs.map((r) => r.wallMs)),
+      name: 'Process start-up',
+      wallMs,
+      nodeMs,
+      ratio: wallMs / nodeMs,
       cpuMs: median(runs.map((r) => r.cpuMs)),
       maxRssKb: median(runs.map((r) => r.maxRssKb)),
       requests: median(runs.map((r) => r.counts.total)),
+      note: `wall times in ms, the tool: ${plain.map((ms) => ms.toFixed(0)).join(', ')}; \`node -e 0\`: ${node.map((ms) => ms.toFixed(0)).join(', ')}`,
     };
   } finally {
     await sim.close();
@@ -202,13 +217,10 @@ export async function largeScenario(dir, startup, pending) {
     await writeConvergedState(state, sim.url, sites);
     const args = syncArgs({ manifest, sim, state, dryRun: true });
     const run = await measuredRun(sim, args, dir);
-    // The same run with a bounded young generation, as a container can set it (see docs/bench-readme.md).
-    const bounded = await measuredRun(sim, args, dir, { NODE_OPTIONS: SMALL_YOUNG_GENERATION });
     const phases = await phasesOf({ url: sim.url, manifest, state });
     return {
       phases,
       id: 'plan-100k',
-      bounded: { option: SMALL_YOUNG_GENERATION, run: bounded },
       count,
       name: `Converged plan, ${count.toLocaleString('en')} websites, no latency`,
       run,

@@ -1,0 +1,73 @@
+// The comparison table: websites-sync beside a Terraform-style refresh and a naive script, and the
+// rows of features that may not be in the build yet.
+import { seconds } from './measure.mjs';
+
+const verdict = (ok, text) => `${ok ? '✅' : '❌'} ${text}`;
+
+/** "2 h 48 min", "17 min", "10 s": how long the requests take at the service's real limit. */
+export function duration(ms) {
+  const minutes = ms / 60_000;
+  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
+  if (minutes < 60) return `${Math.round(minutes)} min`;
+  return `${Math.floor(minutes / 60)} h ${Math.round(minutes % 60)} min`;
+}
+
+function verdictOf(account, tool) {
+  if (tool.id !== 'websites-sync') {
+    return `${tool.ratio.toFixed(1)}× websites-sync's requests${tool.changed === account.expected || tool.id === 'naive' ? '' : ` ❌ changed ${tool.changed}, expected ${account.expected}`}`;
+  }
+  const others = account.tools.filter((t) => t !== tool);
+  return [
+    verdict(
+      tool.requests === account.minimum,
+      tool.requests === account.minimum
+        ? 'requests = minimum'
+        : `${tool.requests - account.minimum} requests over the minimum`,
+    ),
+    verdict(
+      others.every((t) => t.requests > tool.requests),
+      'fewer requests than both others',
+    ),
+    verdict(tool.changed === account.expected, `${tool.changed} websites changed (${account.expected})`),
+  ].join('<br>');
+}
+
+/** The comparison rows as a markdown table (empty when the comparison did not run). */
+export function compareTable(compare, latencyMs) {
+  if (!compare?.length) return '';
+  const header = [
+    'Account',
+    'Tool',
+    'Requests (minimum)',
+    `Wall time (${latencyMs} ms latency)`,
+    'CPU',
+    'Time at 60 requests/min',
+    'Verdict / ratio',
+  ];
+  const lines = [header, header.map(() => '---')];
+  for (const account of compare) {
+    for (const tool of account.tools) {
+      lines.push([
+        account.name,
+        tool.label,
+        `${tool.requests.toLocaleString('en')} (${account.minimum.toLocaleString('en')})`,
+        `${seconds(tool.wallMs)} s`,
+        `${seconds(tool.cpuMs)} s`,
+        duration(tool.atLimitMs),
+        verdictOf(account, tool),
+      ]);
+    }
+  }
+  return lines.map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/** The feature rows: target and status. */
+export function featureTable(features) {
+  if (!features?.length) return '';
+  const lines = [
+    ['Scenario', 'Target', 'Result'],
+    ['---', '---', '---'],
+  ];
+  for (const row of features) lines.push([row.name, row.target, `⏸️ ${row.status}`]);
+  return lines.map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
