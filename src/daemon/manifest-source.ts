@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { loadManifest, parseManifest } from '../manifest/index.js';
+import { loadManifest, parseManifestBytes } from '../manifest/index.js';
 import { type DesiredState, formatProblem, type Problem } from '../model/index.js';
 import { readContent } from './content.js';
 
@@ -55,11 +55,11 @@ export class ManifestSource {
     const read = await readContent(this.#file);
     if (read.hash === this.#hash) return { changed: false };
     this.#hash = read.hash;
-    // The text that was hashed is the text parsed, so the hash always names what is in force.
+    // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
     const result =
-      read.text === undefined
+      read.bytes === undefined
         ? await loadManifest(this.#file, this.#env)
-        : parseManifest(read.text, { file: this.#file, env: this.#env });
+        : parseManifestBytes(read.bytes, { file: this.#file, env: this.#env });
     const errors = result.problems.filter((p) => p.severity === 'error');
     const warnings = result.problems.filter((p) => p.severity === 'warning');
     if (result.desired && errors.length === 0) {

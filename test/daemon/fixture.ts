@@ -210,7 +210,7 @@ function waitUntil(events: EventEmitter, condition: () => boolean, what: string,
 }
 
 /** Editors: write a temporary file, rename it over the manifest (a new inode). */
-export async function saveByRename(file: string, text: string): Promise<void> {
+export async function saveByRename(file: string, text: string | Uint8Array): Promise<void> {
   const temp = `${file}.tmp-${process.hrtime.bigint()}`;
   await writeFile(temp, text);
   await rename(temp, file);
