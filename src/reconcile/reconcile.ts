@@ -111,23 +111,18 @@ function planFrom(
   state: StateData,
 ): { plan: Plan; stale: string[]; force: boolean } {
   const { desired, saved } = options;
-  if (!saved) {
-    return {
-      plan: computePlan({
-        desired,
-        current,
-        state,
-        prune: options.prune,
-        deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
-        now: (options.now ?? Date.now)(),
-      }),
-      stale: [],
-      force: options.force,
-    };
-  }
+  const fresh = computePlan({
+    desired,
+    current,
+    state,
+    prune: saved ? saved.file.saved_plan.prune : options.prune,
+    deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
+    now: (options.now ?? Date.now)(),
+  });
+  if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
     plan: planFromSaved(saved.file, desired, current.length),
-    stale: staleReasons(saved.file, { desired, current, state }),
+    stale: staleReasons(saved.file, { desired, current, state, fresh }),
     force: options.force || saved.file.saved_plan.force,
   };
 }

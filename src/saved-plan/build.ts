@@ -66,7 +66,8 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
   };
 }
 
-function toOperation(change: Change): SavedOperation {
+/** A change as a saved plan records it: what is sent, the password only as a marker. */
+export function toOperation(change: Change): SavedOperation {
   if (change.kind === 'delete') return { action: 'delete', id: change.id, domain: change.domain, send: null };
   // The password is taken out of `send` here, the one place a plan is serialised with its operations.
   const { password, ...settings } = change.send;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { DesiredState } from '../../model/index.js';
 import { type ReconcileResult, reconcile } from '../../reconcile/index.js';
 import {
@@ -66,6 +67,17 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
 
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
 function checkPlanOptions(config: Config): void {
+  if (config.out !== undefined) {
+    const target = resolve(config.out);
+    for (const [what, path] of [
+      ['the manifest', config.manifest],
+      ['the state file', config.stateFile],
+    ] as const) {
+      if (target === resolve(path)) {
+        throw new UsageError(`--out ${config.out}: that is ${what}; save the plan to a file of its own`);
+      }
+    }
+  }
   if (config.out !== undefined && !config.dryRun) {
     throw new UsageError(
       '--out: only with --dry-run (it saves the plan for review); to apply a saved plan, use --plan FILE',
