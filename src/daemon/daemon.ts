@@ -20,6 +20,8 @@ export interface DaemonOptions {
   env: NodeJS.ProcessEnv;
   service: WebsiteService;
   baseUrl: string;
+  /** Keys fingerprints (derived from the API key). */
+  secret: string;
   statePath: string;
   /** `--prune`; `prune: true` in the manifest also allows deletes. */
   prune: boolean;
@@ -191,6 +193,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       warnings: manifest.warnings,
       service: options.service,
       baseUrl: options.baseUrl,
+      secret: options.secret,
       statePath: options.statePath,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),

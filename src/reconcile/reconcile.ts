@@ -15,6 +15,8 @@ export interface ReconcileOptions {
   warnings: string[];
   service: WebsiteService;
   baseUrl: string;
+  /** Keys fingerprints in the state and saved plans: derived from the API key, never written. */
+  secret: string;
   statePath: string;
   prune: boolean;
   /** `--delete-delay` / WEBSITES_SYNC_DELETE_DELAY; else the manifest's `delete_delay`; else 0. */
@@ -95,7 +97,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 }
 
 async function readState(options: ReconcileOptions): Promise<StateData> {
-  const loaded = await loadState(options.statePath, options.baseUrl);
+  const loaded = await loadState(options.statePath, options.baseUrl, options.secret);
   if (loaded.discarded) {
     options.logger.info(
       { stage: 'state', path: options.statePath, reason: loaded.discarded },
@@ -122,7 +124,7 @@ function planFrom(
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
     plan: planFromSaved(saved.file, desired, current.length),
-    stale: staleReasons(saved.file, { desired, current, state, fresh }),
+    stale: staleReasons(saved.file, { desired, current, state, fresh, secret: options.secret }),
     force: options.force || saved.file.saved_plan.force,
   };
 }

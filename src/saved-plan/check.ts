@@ -1,7 +1,7 @@
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { websiteKey } from '../model/index.js';
 import { computePlan, type Plan } from '../plan/index.js';
-import type { StateData } from '../state/index.js';
+import { fingerprintKey, type StateData } from '../state/index.js';
 import { toOperation } from './build.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
 import type { SavedOperation, SavedPlanFile, SavedPlanMeta } from './format.js';
@@ -36,6 +36,8 @@ export interface StaleContext {
   desired: DesiredState;
   current: readonly RemoteWebsite[];
   state: StateData;
+  /** Keys the password HMACs (the same secret as when the plan was saved, or they all differ). */
+  secret: string;
   /** The plan computed afresh from the same manifest, listing and state (with the saved plan's prune). */
   fresh: Plan;
 }
@@ -44,7 +46,7 @@ export function staleReasons(file: SavedPlanFile, context: StaleContext): string
   const meta = file.saved_plan;
   const changed = [
     ...manifestReasons(meta, context.desired),
-    ...passwordReasons(meta, context.desired),
+    ...passwordReasons(meta, context),
     ...recordReasons(meta, context.current),
     ...appearedReasons(meta, context),
   ];
@@ -96,8 +98,8 @@ function manifestReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
 }
 
 /** Only passwords both sides have: one appearing or vanishing is a manifest change, reported above. */
-function passwordReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
-  const now = passwordHmacs(desired, meta.salt);
+function passwordReasons(meta: SavedPlanMeta, { desired, secret }: StaleContext): string[] {
+  const now = passwordHmacs(desired, fingerprintKey(secret, meta.salt));
   return Object.entries(meta.desired.passwords)
     .filter(([domain, hmac]) => now[domain] !== undefined && now[domain] !== hmac)
     .map(([domain]) => `the password of ${domain} in the environment differs from the planned one`);

@@ -99,6 +99,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     manifest: file,
     service: client.service,
     baseUrl: sim.url,
+    secret: 'test-secret',
     // Beside the manifest on purpose: saving it must not look like a manifest change.
     statePath: join(dir, '.websites-sync-state.json'),
     dryRun: options.dryRun ?? false,

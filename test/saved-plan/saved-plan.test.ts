@@ -15,6 +15,7 @@ import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
 
 const BASE = 'https://stats.example.com';
 const PASSWORD = 'planned-password-5c1e';
+const SECRET = 'secret-derived-from-the-api-key';
 const SALT = '00112233445566778899aabbccddeeff';
 
 function scenario(password = PASSWORD) {
@@ -47,6 +48,7 @@ function save(desired: DesiredState, current: RemoteWebsite[], state: StateData)
     prune: true,
     force: false,
     salt: SALT,
+    secret: SECRET,
     now: new Date('2025-01-02T03:04:05Z'),
   });
 }
@@ -83,8 +85,12 @@ describe('buildSavedPlan', () => {
 });
 
 /** Stale reasons, with the fresh plan computed as a run computes it (the saved plan prunes). */
-function stale(file: SavedPlanFile, context: Omit<StaleContext, 'fresh'>): string[] {
-  return staleReasons(file, { ...context, fresh: computePlan({ ...context, prune: true }) });
+function stale(
+  file: SavedPlanFile,
+  context: Omit<StaleContext, 'fresh' | 'secret'>,
+  secret = SECRET,
+): string[] {
+  return staleReasons(file, { ...context, secret, fresh: computePlan({ ...context, prune: true }) });
 }
 
 describe('staleReasons', () => {

@@ -14,7 +14,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
   const client = connectFromConfig(config, metrics.hooks);
-  const { baseUrl } = client;
+  const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel });
   let code: number = EXIT.error;
   try {
@@ -23,6 +23,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       env: io.env,
       service: client.service,
       baseUrl,
+      secret,
       statePath: config.stateFile,
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,

@@ -24,7 +24,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
   const client = connectFromConfig(config);
-  const { baseUrl } = client;
+  const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel });
   try {
     const prune = config.prune || desired.prune;
@@ -33,6 +33,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       warnings,
       service: client.service,
       baseUrl,
+      secret,
       statePath: config.stateFile,
       prune,
       deleteDelayMs: config.deleteDelayMs,
@@ -47,7 +48,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       return EXIT.error;
     }
     io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
-    await saveIfAsked(config.out, { result, desired, baseUrl, prune, force: config.force }, io);
+    await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
     return exitCode(config, result, io);
   } finally {
     await client.close();
@@ -98,6 +99,7 @@ interface SaveContext {
   result: ReconcileResult;
   desired: DesiredState;
   baseUrl: string;
+  secret: string;
   prune: boolean;
   force: boolean;
 }
@@ -109,7 +111,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     io.stderr.write(`The plan was not saved to ${path}: it would be refused; add --force to save it.\n`);
     return;
   }
-  const { result, desired, baseUrl, prune, force } = context;
+  const { result, desired, baseUrl, secret, prune, force } = context;
   const file = buildSavedPlan({
     plan: result.plan,
     desired,
@@ -119,6 +121,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     prune,
     force,
     salt: newSalt(),
+    secret,
     now: new Date(),
   });
   await writeSavedPlan(path, file).catch((error: NodeJS.ErrnoException) => {
