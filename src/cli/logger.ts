@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import type { Redactor } from '../model/index.js';
 
 /** Paths pino removes from every log line: secrets never reach a log. */
 export const REDACT_PATHS = [
@@ -15,6 +16,8 @@ export const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
+  /** Every line passes through it: a service message quoting a secret is masked like a field. */
+  redactor?: Redactor;
   /** Where log lines go (tests); by default stderr, so stdout stays for plans. */
   destination?: DestinationStream;
 }
@@ -24,6 +27,7 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: undefined,
+    hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
   };
   if (options.destination) return pino(base, options.destination);
   if (process.stderr.isTTY) {

@@ -1,9 +1,5 @@
 #!/usr/bin/env node
+import { processIo } from './io.js';
 import { run } from './run.js';
 
-const code = await run(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-});
-process.exitCode = code;
+process.exitCode = await run(process.argv.slice(2), processIo());

@@ -13,6 +13,7 @@ import { VERSION } from './version.js';
 export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const config = parseConfig(argv, io.env);
+    io.redactor.add(config.apiKey);
     switch (config.command) {
       case 'help':
         io.stdout.write(HELP);

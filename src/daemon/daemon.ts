@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
+import type { Redactor } from '../model/index.js';
 import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
 import { type ReconcileResult, reconcile } from '../reconcile/index.js';
 import type { WebsiteService } from '../service/index.js';
@@ -35,6 +36,8 @@ export interface DaemonOptions {
   /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
   debounceMs?: number;
   logger: Logger;
+  /** Learns the passwords of every manifest that comes into force (see Redactor). */
+  redactor?: Redactor;
   metrics?: DaemonMetrics;
   timers?: Timers;
   /** Milliseconds since the epoch (durations and the last-success timestamp). */
@@ -84,7 +87,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#options = options;
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
-    this.#source = new ManifestSource({ file: options.manifest, env: options.env, logger: options.logger });
+    this.#source = new ManifestSource({
+      file: options.manifest,
+      env: options.env,
+      logger: options.logger,
+      ...(options.redactor ? { redactor: options.redactor } : {}),
+    });
     this.#scheduler = new Scheduler({
       run: (triggers) => this.#run(triggers),
       intervalMs: options.intervalMs,

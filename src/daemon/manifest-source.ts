@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { loadManifest, parseManifestBytes } from '../manifest/index.js';
-import { type DesiredState, formatProblem, type Problem } from '../model/index.js';
+import { type DesiredState, formatProblem, type Problem, type Redactor } from '../model/index.js';
 import { readContent } from './content.js';
 
 // The manifest as the daemon holds it: the last good one stays in force while the file is invalid,
@@ -28,7 +28,10 @@ export class ManifestSource {
   #good: GoodManifest | undefined;
   #errors: Problem[] = [];
 
-  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger }) {
+  readonly #redactor: Redactor | undefined;
+
+  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger; redactor?: Redactor }) {
+    this.#redactor = options.redactor;
     this.#file = options.file;
     this.#env = options.env;
     this.#logger = options.logger;
@@ -63,6 +66,7 @@ export class ManifestSource {
     const errors = result.problems.filter((p) => p.severity === 'error');
     const warnings = result.problems.filter((p) => p.severity === 'warning');
     if (result.desired && errors.length === 0) {
+      for (const website of result.desired.websites) this.#redactor?.add(website.password);
       this.#good = {
         desired: result.desired,
         warnings: warnings.map(formatProblem),

@@ -6,5 +6,6 @@ export { parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';
 export { storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
+export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export * from './types.js';

@@ -13,7 +13,11 @@ export async function readSavedPlan(path: string): Promise<{ file: SavedPlanFile
 }
 
 /** Mode 0600: a saved plan names the account's websites and settings, for the operator's eyes only. */
-export async function writeSavedPlan(path: string, file: SavedPlanFile): Promise<void> {
-  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+export async function writeSavedPlan(
+  path: string,
+  file: SavedPlanFile,
+  redact: (text: string) => string,
+): Promise<void> {
+  await writeFile(path, redact(`${JSON.stringify(file, null, 2)}\n`), { mode: 0o600 });
   await chmod(path, 0o600);
 }

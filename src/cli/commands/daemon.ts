@@ -15,7 +15,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const metrics = new DaemonMetrics();
   const client = connectFromConfig(config, metrics.hooks);
   const { baseUrl, secret } = client;
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({
@@ -32,6 +32,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       concurrency: config.concurrency,
       intervalMs: config.intervalMs,
       logger,
+      redactor: io.redactor,
       metrics,
       listen,
     }).catch(explainListenFailure(config.listen));

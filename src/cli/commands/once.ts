@@ -21,11 +21,11 @@ import { VERSION } from '../version.js';
 export async function runOnce(config: Config, io: Io): Promise<number> {
   checkPlanOptions(config);
   // The manifest is checked before anything else: an invalid one makes no request at all.
-  const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
+  const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
   const client = connectFromConfig(config);
   const { baseUrl, secret } = client;
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   try {
     const prune = config.prune || desired.prune;
     const result = await reconcile({
@@ -124,9 +124,11 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
-  });
+  await writeSavedPlan(path, file, (text) => io.redactor.redact(text)).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
+    },
+  );
   // stderr: stdout carries the plan, possibly as JSON for a machine.
   io.stderr.write(`Saved the plan to ${path}; apply exactly it with: websites-sync --once --plan ${path}\n`);
 }
