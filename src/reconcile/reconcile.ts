@@ -4,7 +4,7 @@ import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { loadState, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import { loadState, lockState, recordLifecycle, type StateData, saveState } from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -47,7 +47,21 @@ export interface ReconcileResult {
   stale?: string[];
 }
 
+/**
+ * A run that may write holds the state file's lock throughout: two runs never interleave their writes,
+ * and an unwritable state is found before the first change is sent. A dry run writes nothing.
+ */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
+  if (options.dryRun) return reconcileOnce(options);
+  const lock = await lockState(options.statePath);
+  try {
+    return await reconcileOnce(options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult> {
   const { logger, saved } = options;
   if (saved) {
     // Another service or tool version: stop before sending anything, the key included.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLifecycleEntries } from './lifecycle.js';
-import { emptyState, fingerprintKey, STATE_VERSION, type StateData } from './state.js';
+import { emptyState, fingerprintKey, STATE_VERSION, type StateData, type WebsiteState } from './state.js';
 
 export interface LoadedState {
   state: StateData;
@@ -49,11 +49,43 @@ function parseState(text: string): Omit<StateData, 'key'> | undefined {
       typeof data.websites === 'object' &&
       data.websites !== null;
     if (!valid) return undefined;
-    const { protected: _p, pending_deletes: _d, key: _k, ...rest } = data as StateData;
-    return { ...rest, ...readLifecycleEntries(data as Record<string, unknown>) };
+    const { protected: _p, pending_deletes: _d, key: _k, websites, ...rest } = data as StateData;
+    return {
+      ...rest,
+      websites: readWebsiteEntries(websites),
+      ...readLifecycleEntries(data as Record<string, unknown>),
+    };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Entry by entry: a malformed entry (hand-edited, half-written by another tool) is "unknown" for that
+ * website alone, so its write-only fields are resent once; it never stops the run.
+ */
+function readWebsiteEntries(websites: Record<string, unknown>): Record<string, WebsiteState> {
+  const valid: Record<string, WebsiteState> = {};
+  for (const [id, entry] of Object.entries(websites)) {
+    if (isWebsiteState(entry)) valid[id] = entry;
+  }
+  return valid;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isWebsiteState(entry: unknown): entry is WebsiteState {
+  if (!isRecord(entry) || typeof entry.domain !== 'string' || !isRecord(entry.fingerprints)) return false;
+  if (!Object.values(entry.fingerprints).every((value) => typeof value === 'string')) return false;
+  if (entry.normalised === undefined) return true;
+  return (
+    isRecord(entry.normalised) &&
+    Object.values(entry.normalised).every(
+      (value) => isRecord(value) && typeof value.sent === 'string' && typeof value.shown === 'string',
+    )
+  );
 }
 
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
