@@ -221,14 +221,22 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
       '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
     );
   }
+  // Credentials in the URL would travel into logs, state, saved plans and exports: never accepted,
+  // and never shown back (not even in this message).
+  const shown = config.baseUrl.replace(/\/\/[^/@]*@/, '//');
   let url: URL;
   try {
     url = new URL(config.baseUrl);
   } catch {
-    throw new UsageError(`--base-url: "${config.baseUrl}" is not a URL; use e.g. https://stats.example.com`);
+    throw new UsageError(`--base-url: "${shown}" is not a URL; use e.g. https://stats.example.com`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(
+      `--base-url: "${shown}" carries credentials (user:password@); remove them: the service takes only the API key (WEBSITES_SYNC_API_KEY or --api-key-file)`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: "${config.baseUrl}" must start with https://`);
+    throw new UsageError(`--base-url: "${shown}" must start with https://`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !config.allowInsecureHttp) {
     throw new UsageError(

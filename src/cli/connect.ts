@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type AttemptHooks, connectService } from '../service/index.js';
 import { type Config, requireService } from './args.js';
 import { VERSION } from './version.js';
@@ -13,5 +14,8 @@ export function connectFromConfig(config: Config, hooks?: AttemptHooks) {
     concurrency: config.concurrency,
     hooks,
   });
-  return { baseUrl, ...client };
+  // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
+  // reveals nothing; the key itself goes no further than the transport.
+  const secret = createHash('sha256').update(`websites-sync\0${apiKey}`).digest('base64url');
+  return { baseUrl, secret, ...client };
 }

@@ -1,6 +1,35 @@
+import { Redactor } from '../model/index.js';
+
 /** Where a command writes and what environment it reads: the process's, or a test's. */
 export interface Io {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * Knows every secret of the run (the key, the manifest's passwords); everything written to stdout,
+   * stderr, the logs and the files the tool writes passes through it.
+   */
+  redactor: Redactor;
+}
+
+type Writable = Pick<NodeJS.WritableStream, 'write'>;
+
+/** A stream whose text passes through the redactor on its way out. */
+export function redacting<T extends Writable>(stream: T, redactor: Redactor): T {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const wrapped = Object.create(stream) as T;
+  (wrapped as Writable).write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(typeof chunk === 'string' ? redactor.redact(chunk) : chunk, ...rest)) as Writable['write'];
+  return wrapped;
+}
+
+/** The process's streams and environment, every output through one redactor. */
+export function processIo(): Io {
+  const redactor = new Redactor();
+  return {
+    stdout: redacting(process.stdout, redactor),
+    stderr: redacting(process.stderr, redactor),
+    env: process.env,
+    redactor,
+  };
 }

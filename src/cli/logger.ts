@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import type { Redactor } from '../model/index.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
 // never pays for it at start-up. Through require(), so the bundle leaves it in node_modules.
@@ -20,6 +21,8 @@ export const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
+  /** Every line passes through it: a service message quoting a secret is masked like a field. */
+  redactor?: Redactor;
   /** Where log lines go (tests); by default stderr, so stdout stays for plans. */
   destination?: DestinationStream;
 }
@@ -29,6 +32,7 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: undefined,
+    hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
   };
   if (options.destination) return pino(base, options.destination);
   if (process.stderr.isTTY) {

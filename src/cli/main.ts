@@ -7,11 +7,7 @@ import { enableCompileCache } from 'node:module';
 // Before anything else is imported: the bundle's chunks are compiled once and reused from the cache
 // (in the OS's temporary directory) by every later run, which halves start-up.
 enableCompileCache();
+const { processIo } = await import('./io.js');
 const { run } = await import('./run.js');
 
-const code = await run(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-});
-process.exitCode = code;
+process.exitCode = await run(process.argv.slice(2), processIo());

@@ -1,4 +1,5 @@
 import { AuthError, ServiceError } from '../service/index.js';
+import { StateLockError } from '../state/index.js';
 import { parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { HELP } from './help.js';
@@ -13,6 +14,7 @@ import { VERSION } from './version.js';
 export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const config = parseConfig(argv, io.env);
+    io.redactor.add(config.apiKey);
     switch (config.command) {
       case 'help':
         io.stdout.write(HELP);
@@ -45,7 +47,12 @@ function reportError(error: unknown, io: Io, debug: boolean): number {
     if (error.message) io.stderr.write(`websites-sync: ${error.message}\n`);
     return error.code;
   }
-  if (error instanceof UsageError || error instanceof AuthError || error instanceof ServiceError) {
+  if (
+    error instanceof UsageError ||
+    error instanceof AuthError ||
+    error instanceof ServiceError ||
+    error instanceof StateLockError
+  ) {
     io.stderr.write(`websites-sync: ${error.message}\n`);
     return EXIT.error;
   }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
+import type { Redactor } from '../model/index.js';
 import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
 import { type ReconcileResult, reconcile } from '../reconcile/index.js';
 import type { WebsiteService } from '../service/index.js';
@@ -20,6 +21,8 @@ export interface DaemonOptions {
   env: NodeJS.ProcessEnv;
   service: WebsiteService;
   baseUrl: string;
+  /** Keys fingerprints (derived from the API key). */
+  secret: string;
   statePath: string;
   /** `--prune`; `prune: true` in the manifest also allows deletes. */
   prune: boolean;
@@ -33,6 +36,8 @@ export interface DaemonOptions {
   /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
   debounceMs?: number;
   logger: Logger;
+  /** Learns the passwords of every manifest that comes into force (see Redactor). */
+  redactor?: Redactor;
   metrics?: DaemonMetrics;
   timers?: Timers;
   /** Milliseconds since the epoch (durations and the last-success timestamp). */
@@ -82,7 +87,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#options = options;
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
-    this.#source = new ManifestSource({ file: options.manifest, env: options.env, logger: options.logger });
+    this.#source = new ManifestSource({
+      file: options.manifest,
+      env: options.env,
+      logger: options.logger,
+      ...(options.redactor ? { redactor: options.redactor } : {}),
+    });
     this.#scheduler = new Scheduler({
       run: (triggers) => this.#run(triggers),
       intervalMs: options.intervalMs,
@@ -191,6 +201,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       warnings: manifest.warnings,
       service: options.service,
       baseUrl: options.baseUrl,
+      secret: options.secret,
       statePath: options.statePath,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),

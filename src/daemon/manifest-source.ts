@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { loadManifest, parseManifest } from '../manifest/index.js';
-import { type DesiredState, formatProblem, type Problem } from '../model/index.js';
+import { loadManifest, parseManifestBytes } from '../manifest/index.js';
+import { type DesiredState, formatProblem, type Problem, type Redactor } from '../model/index.js';
 import { readContent } from './content.js';
 
 // The manifest as the daemon holds it: the last good one stays in force while the file is invalid,
@@ -28,7 +28,10 @@ export class ManifestSource {
   #good: GoodManifest | undefined;
   #errors: Problem[] = [];
 
-  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger }) {
+  readonly #redactor: Redactor | undefined;
+
+  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger; redactor?: Redactor }) {
+    this.#redactor = options.redactor;
     this.#file = options.file;
     this.#env = options.env;
     this.#logger = options.logger;
@@ -55,14 +58,15 @@ export class ManifestSource {
     const read = await readContent(this.#file);
     if (read.hash === this.#hash) return { changed: false };
     this.#hash = read.hash;
-    // The text that was hashed is the text parsed, so the hash always names what is in force.
+    // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
     const result =
-      read.text === undefined
+      read.bytes === undefined
         ? await loadManifest(this.#file, this.#env)
-        : parseManifest(read.text, { file: this.#file, env: this.#env });
+        : parseManifestBytes(read.bytes, { file: this.#file, env: this.#env });
     const errors = result.problems.filter((p) => p.severity === 'error');
     const warnings = result.problems.filter((p) => p.severity === 'warning');
     if (result.desired && errors.length === 0) {
+      for (const website of result.desired.websites) this.#redactor?.add(website.password);
       this.#good = {
         desired: result.desired,
         warnings: warnings.map(formatProblem),

@@ -12,6 +12,8 @@ import { expectEnd, GIVE_UP, giveUp, inlineValue } from './fast-yaml-scalars.js'
 /** Told where the scalar value of each mapping entry starts (1-based line and column). */
 export type ValueSink = (map: Record<string, unknown>, key: string, line: number, column: number) => void;
 
+// Anything but printable ASCII, newlines and carriage returns (tabs and a BOM included).
+const NOT_PLAIN_ASCII = /[^\x20-\x7e\n\r]/;
 const SPACE = 32;
 const HASH = 35;
 const DASH = 45;
@@ -27,7 +29,9 @@ export function readSimpleYaml(
   keys: readonly string[],
   onValue?: ValueSink,
 ): Record<string, unknown> | undefined {
-  if (text.includes('\t') || text.charCodeAt(0) === 0xfeff || /\r(?!\n)/.test(text)) return undefined;
+  // Printable ASCII only: JavaScript's trimming and YAML's whitespace then agree (no no-break or em
+  // spaces, no vertical tabs), so a manifest cannot mean one thing here and another in `yaml`.
+  if (NOT_PLAIN_ASCII.test(text) || /\r(?!\n)/.test(text)) return undefined;
   try {
     return new Reader(text.replaceAll('\r\n', '\n'), keys, onValue).document();
   } catch (error) {

@@ -5,6 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { DesiredState, Problem } from '../model/index.js';
+import { decodeManifest } from './decode.js';
+import { MAX_FLOW_DEPTH, MAX_INDENT, tooDeep } from './depth.js';
 import { describeValue } from './describe-value.js';
 import { parseManifestFast } from './fast-path.js';
 import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
@@ -89,6 +91,11 @@ export function parseManifest(text: string, options: ParseOptions): ManifestResu
 
 /** The full path: every node keeps its position, so every problem can be located. */
 export function parseManifestWithPositions(text: string, options: ParseOptions): ManifestResult {
+  const deep = tooDeep(text);
+  if (deep) {
+    const message = `the manifest is nested too deeply here (more than ${MAX_FLOW_DEPTH} levels of brackets or ${MAX_INDENT} columns of indentation); a manifest needs four levels`;
+    return result([{ severity: 'error', file: options.file, ...deep, field: '', message }]);
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const locator = new Locator(doc, lineCounter, text, options.file);
@@ -120,15 +127,21 @@ function readError(error: unknown): string {
 }
 
 export async function loadManifest(file: string, env: Env = process.env): Promise<ManifestResult> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     return {
       problems: [{ severity: 'error', file, line: 1, column: 1, field: '', message: readError(error) }],
     };
   }
-  return parseManifest(text, { file, env });
+  return parseManifestBytes(bytes, { file, env });
+}
+
+/** The manifest's bytes as read from disk: UTF-8, or an error at the first byte that is not. */
+export function parseManifestBytes(bytes: Uint8Array, options: ParseOptions): ManifestResult {
+  const decoded = decodeManifest(bytes, options.file);
+  return 'problem' in decoded ? { problems: [decoded.problem] } : parseManifest(decoded.text, options);
 }
 
 /** The editor schema (`# yaml-language-server: $schema=…`): what a user may write, names and codes alike. */

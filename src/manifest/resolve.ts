@@ -3,9 +3,8 @@
 // else the service's create default; password against privacy; duplicate domains; listed domains
 // that are also ignored. It reads the raw (interpolated) data field by field, so that one invalid
 // website does not hide the problems of the others; zod reports the invalid fields themselves.
-import picomatch from 'picomatch';
 import type { DesiredState, DesiredWebsite, SourceLocation } from '../model/index.js';
-import { canonicalDomain } from '../model/index.js';
+import { canonicalDomain, compileIgnore, type IgnoreRules } from '../model/index.js';
 import { globError } from './fields.js';
 import { effectiveLifecycle, type Lifecycle, readLifecycle } from './lifecycle.js';
 import type { Finding, Path } from './locate.js';
@@ -14,17 +13,17 @@ import { effectiveSettings, readSettings, type Settings, SlotCache } from './set
 
 export type Resolved = Omit<DesiredState, 'file'> & { findings: Finding[] };
 
+/** The valid `ignore` patterns, with their index in the file, matched as the plan matches them. */
 interface IgnoreRule {
-  pattern: string;
-  index: number;
-  matches: (domain: string) => boolean;
+  patterns: { pattern: string; index: number }[];
+  rules: IgnoreRules;
 }
 
 interface Context {
   defaults: Settings;
   defaultLifecycle: Lifecycle;
   cache: SlotCache;
-  ignore: IgnoreRule[];
+  ignore: IgnoreRule;
   /** Canonical domain → index of the entry that declared it first. */
   seen: Map<string, number>;
   locate: (path: Path) => SourceLocation;
@@ -37,17 +36,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function readIgnore(raw: unknown): IgnoreRule[] {
-  if (!Array.isArray(raw)) return [];
-  return raw.flatMap((pattern: unknown, index) =>
-    typeof pattern === 'string' && globError(pattern) === undefined
-      ? [{ pattern, index, matches: picomatch(pattern, { nocase: true }) }]
-      : [],
+function readIgnore(raw: unknown): IgnoreRule {
+  const patterns = (Array.isArray(raw) ? raw : []).flatMap((pattern: unknown, index) =>
+    typeof pattern === 'string' && globError(pattern) === undefined ? [{ pattern, index }] : [],
   );
+  return { patterns, rules: compileIgnore(patterns.map((p) => p.pattern)) };
 }
 
 /** The canonical domain of entry `index` after the per-domain checks; undefined when invalid. */
-function checkDomain(raw: unknown, index: number, ctx: Context): string | undefined {
+function checkDomain(
+  raw: unknown,
+  index: number,
+  ctx: Context,
+): { domain: string; written?: string } | undefined {
   const result = typeof raw === 'string' ? canonicalDomain(raw) : undefined;
   if (result === undefined || 'error' in result) return undefined;
   const path: Path = ['websites', index, 'domain'];
@@ -64,8 +65,7 @@ function checkDomain(raw: unknown, index: number, ctx: Context): string | undefi
   } else {
     ctx.seen.set(domain, index);
   }
-  const rule =
-    ctx.ignore.length === 0 ? undefined : ctx.ignore.find((candidate) => candidate.matches(domain));
+  const rule = ctx.ignore.patterns[ctx.ignore.rules.match(result.written ?? domain)];
   if (rule) {
     ctx.findings.push({
       severity: 'error',
@@ -73,7 +73,7 @@ function checkDomain(raw: unknown, index: number, ctx: Context): string | undefi
       message: `${domain} is listed but also matched by ignore pattern "${rule.pattern}" (ignore[${rule.index}]); remove it from one of them`,
     });
   }
-  return domain;
+  return result.written === undefined ? { domain } : { domain, written: result.written };
 }
 
 /** The password to send (only with effective privacy 2), reporting a missing or unused one. */
@@ -124,7 +124,7 @@ function checkIgnoredPassword(
 
 function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
   if (!isRecord(raw)) return undefined;
-  const domain = checkDomain(raw.domain, index, ctx);
+  const identity = checkDomain(raw.domain, index, ctx);
   const own = readSettings(raw, ctx.cache);
   const effective = effectiveSettings(own, ctx.defaults);
   const lifecycle = effectiveLifecycle(readLifecycle(raw), ctx.defaultLifecycle);
@@ -134,7 +134,7 @@ function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsi
     : checkPassword(own, effective, index, ctx);
   const { privacy, email, exclude_bots, exclude_params, exclude_ips } = effective;
   if (
-    domain === undefined ||
+    identity === undefined ||
     privacy.kind !== 'ok' ||
     email.kind !== 'ok' ||
     exclude_bots.kind !== 'ok' ||
@@ -145,13 +145,14 @@ function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsi
   }
   // Built in this order (password, then location, last) without spreads: this runs once per website.
   const website = {
-    domain,
+    domain: identity.domain,
     privacy: privacy.value,
     email: email.value,
     exclude_bots: exclude_bots.value,
     exclude_params: exclude_params.value,
     exclude_ips: exclude_ips.value,
   } as DesiredWebsite;
+  if (identity.written !== undefined) website.writtenDomain = identity.written;
   if (password !== undefined) website.password = password;
   if (lifecycle.protect !== undefined) website.protect = lifecycle.protect;
   if (lifecycle.observe) website.observe = true;
@@ -190,7 +191,7 @@ export function resolveManifest(
   return {
     prune: (prune.success && prune.data) === true,
     ...(delay.success && delay.data !== undefined ? { deleteDelayMs: delay.data } : {}),
-    ignore: ctx.ignore.map((rule) => rule.pattern),
+    ignore: ctx.ignore.patterns.map((rule) => rule.pattern),
     websites,
     websitesEmpty: entries.length === 0,
     findings: ctx.findings,

@@ -1,17 +1,26 @@
-// The domain is the identity that matches a listed website to the service's record, so it must be
-// spelled exactly as the service stores it. The service lower-cases and strips `http(s)://` and `www.`;
-// we also strip what a browser address bar adds (path, query, port, trailing dot) and convert IDNs.
+// The domain is the identity that matches a listed website to the service's record, so a manifest
+// entry is spelled exactly as the service will store it (service-domain.ts: lower-case, every
+// `http(s)://` removed, and every `www.` removed when the name starts with `www.`). We also strip what a
+// browser address bar adds (another scheme, path, port, trailing dot) and convert IDNs to punycode.
 import { domainToASCII } from 'node:url';
+import { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 
-export type CanonicalDomainResult = { domain: string; warnings: string[] } | { error: string };
+export type CanonicalDomainResult =
+  | {
+      domain: string;
+      warnings: string[];
+      /** The name as written (canonical but for the `www.` rule), when the service stores another. */
+      written?: string;
+    }
+  | { error: string };
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-const MAX_DOMAIN_LENGTH = 253;
+const USUAL_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const MAX_LABEL_LENGTH = 63;
+const MAX_CANONICAL_LENGTH = 253;
 
 /** Removes everything around the host name a user may paste from a browser: scheme, path, port. */
-function extractHost(input: string): string {
+export function extractHost(input: string): string {
   let host = input.trim().replace(SCHEME, '');
   const end = host.search(/[/?#]/);
   if (end !== -1) host = host.slice(0, end);
@@ -19,67 +28,92 @@ function extractHost(input: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
-function validateHost(domain: string, input: string): string | undefined {
-  const shown = JSON.stringify(input.trim());
-  if (domain === '') return `got ${shown}, which has no host name`;
-  if (domain.length > MAX_DOMAIN_LENGTH) {
-    return `${shown} is ${domain.length} characters long; at most ${MAX_DOMAIN_LENGTH} are allowed`;
-  }
-  const labels = domain.split('.');
-  if (labels.length < 2) return `${shown} has no dot`;
-  for (const label of labels) {
-    if (label.length > MAX_LABEL_LENGTH) {
-      return `${shown} has a label of ${label.length} characters; at most ${MAX_LABEL_LENGTH} are allowed`;
-    }
-    if (!LABEL.test(label)) {
-      return `${shown} has an invalid label ${JSON.stringify(label)} (labels are letters, digits and inner hyphens)`;
-    }
-  }
-  return undefined;
+/** Lower-case ASCII: non-ASCII names in punycode, or '' when they cannot be converted. */
+export function toAscii(host: string): string {
+  const lower = host.toLowerCase();
+  return /^\p{ASCII}*$/u.test(lower) ? lower : domainToASCII(lower);
 }
 
 /**
  * Whether a name is already in canonical form: lower-case ASCII labels (letters, digits, inner
- * hyphens, at most 63 characters), at least two, no leading `www.`. Such a name is its own canonical
- * form: the general path below would return it unchanged and without warnings. Checked character by
- * character because this runs for every website of the manifest and of the account.
+ * hyphens, at most 63 characters), at least two, no leading `www.`, a last label not all digits. Such a
+ * name is its own canonical form: the general path below would return it unchanged and without
+ * warnings. Checked character by character because this runs for every website of the manifest.
  */
 function isCanonical(name: string): boolean {
-  if (name.length > MAX_DOMAIN_LENGTH || name.startsWith('www.')) return false;
+  if (name.length > MAX_CANONICAL_LENGTH || name.startsWith('www.')) return false;
   let labelStart = 0;
-  let dots = 0;
+  let labels = 0;
+  let digitsOnly = true;
   for (let i = 0; i <= name.length; i++) {
     const c = i === name.length ? 46 : name.charCodeAt(i);
     if (c === 46) {
       const length = i - labelStart;
       if (length === 0 || length > MAX_LABEL_LENGTH) return false;
       if (name.charCodeAt(labelStart) === 45 || name.charCodeAt(i - 1) === 45) return false;
+      if (i < name.length) digitsOnly = true;
       labelStart = i + 1;
-      dots++;
-    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45)) {
+      labels++;
+    } else if (c >= 48 && c <= 57) {
+      // a digit: the label may still be all digits
+    } else if ((c >= 97 && c <= 122) || c === 45) {
+      digitsOnly = false;
+    } else {
       return false;
     }
   }
-  return dots >= 2;
+  return labels >= 2 && !digitsOnly;
 }
 
+/** Why the service would refuse `domain` (its stored form), or undefined when it accepts it. */
+function refusal(domain: string, input: string): string | undefined {
+  const shown = JSON.stringify(input.trim());
+  const stored = domain === input.trim() ? '' : ` (stored as ${JSON.stringify(domain)})`;
+  if (domain === '') return `got ${shown}, which has no host name`;
+  if (serviceAcceptsDomain(domain)) return undefined;
+  if (domain.length > 255) return `${shown} is ${domain.length} characters long; at most 255 are allowed`;
+  if (!domain.includes('.')) return `${shown}${stored} has no dot`;
+  const long = domain.split('.').find((label) => label.length > MAX_LABEL_LENGTH);
+  if (long)
+    return `${shown} has a label of ${long.length} characters; at most ${MAX_LABEL_LENGTH} are allowed`;
+  return `${shown}${stored} is not a domain the service accepts: labels of 1 to 63 characters separated by dots, the last of letters, digits and hyphens and not all digits`;
+}
+
+function wwwWarnings(written: string, domain: string): string[] {
+  if (written === domain) return [];
+  if (domain === written.slice('www.'.length)) {
+    return [
+      `"www." removed: the service stores this website as ${domain}; write "${domain}" to silence this warning`,
+    ];
+  }
+  return [
+    `the service stores ${written} as ${domain}: a name that starts with "www." loses every "www." in it; write "${domain}" if that is the website you mean`,
+  ];
+}
+
+function unusualWarnings(domain: string): string[] {
+  const unusual = domain.split('.').find((label) => !USUAL_LABEL.test(label));
+  if (unusual === undefined || serviceAcceptsIpv4(domain)) return [];
+  return [
+    `${domain} has the unusual label ${JSON.stringify(unusual)} (host names use letters, digits and inner hyphens); the service accepts it`,
+  ];
+}
+
+function serviceAcceptsIpv4(domain: string): boolean {
+  return /^\d+\.\d+\.\d+\.\d+$/.test(domain);
+}
+
+/** A manifest entry's identity: the domain the service will store for it, or why it cannot. */
 export function canonicalDomain(input: string): CanonicalDomainResult {
   if (isCanonical(input)) return { domain: input, warnings: [] };
-  const host = extractHost(input).toLowerCase();
-  // domainToASCII returns '' for names that cannot be converted (bad punycode, forbidden characters).
-  const ascii = /^\p{ASCII}*$/u.test(host) ? host : domainToASCII(host);
-  if (ascii === '' && host !== '') {
+  const host = extractHost(input.toLowerCase().replace(/https?:\/\//g, ''));
+  const written = toAscii(host);
+  if (written === '' && host !== '') {
     return { error: `${JSON.stringify(input.trim())} is not a valid internationalised domain name` };
   }
-  const warnings: string[] = [];
-  let domain = ascii;
-  // `www.com` is a domain in its own right; only strip `www.` when a registrable name remains.
-  if (domain.startsWith('www.') && domain.slice(4).includes('.')) {
-    domain = domain.slice(4);
-    warnings.push(
-      `"www." removed: the service stores this website as ${domain}; write "${domain}" to silence this warning`,
-    );
-  }
-  const error = validateHost(domain, input);
-  return error === undefined ? { domain, warnings } : { error };
+  const domain = serviceStoredDomain(written);
+  const error = refusal(domain, input);
+  if (error !== undefined) return { error };
+  const warnings = [...wwwWarnings(written, domain), ...unusualWarnings(domain)];
+  return written === domain ? { domain, warnings } : { domain, warnings, written };
 }

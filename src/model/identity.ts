@@ -1,10 +1,22 @@
-import { canonicalDomain } from './domain.js';
+import { toAscii } from './domain.js';
+import { serviceStoredDomain } from './service-domain.js';
 
 /**
- * Which website a record is: its canonical domain, the same function the manifest uses, so a record the
- * web UI stored in another form (upper case, Unicode) still matches its manifest entry.
+ * Which website a record is: its domain as the service stored it, in the canonical spelling (lower-case,
+ * punycode, no trailing dot), so a record the web UI stored in another form still matches. A leading
+ * `www.` stays: records stored before the service's `www.` rule are matched as stored.
  */
 export function websiteKey(domain: string): string {
-  const canonical = canonicalDomain(domain);
-  return 'domain' in canonical ? canonical.domain : domain.trim().toLowerCase();
+  const trimmed = domain.trim();
+  const ascii = toAscii(trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed);
+  return ascii === '' ? trimmed.toLowerCase() : ascii;
+}
+
+/**
+ * The name a record answers to besides its key: what the service would store for it today. A record
+ * stored as `www.legacy.example.com` before the `www.` rule is the website a manifest entry
+ * `legacy.example.com` means, and an ignore pattern written either way protects it.
+ */
+export function storedKey(domain: string): string {
+  return serviceStoredDomain(websiteKey(domain));
 }

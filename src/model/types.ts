@@ -58,8 +58,13 @@ export interface SourceLocation {
 
 /** One listed website with every setting resolved (own value, else defaults, else service default). */
 export interface DesiredWebsite extends WebsiteSettings {
-  /** Canonical domain: the identity used to match remote records. */
+  /** Canonical domain: the one the service stores for this entry, the identity matching remote records. */
   domain: string;
+  /**
+   * The entry's name before the service's `www.` rule (`www.legacy.example.com` for `legacy.example.com`),
+   * when they differ: a record stored earlier under that name is this website too.
+   */
+  writtenDomain?: string;
   /** Only present when privacy is 2; never logged or rendered. */
   password?: string;
   /**

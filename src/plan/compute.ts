@@ -1,9 +1,10 @@
-import picomatch from 'picomatch';
 import {
+  compileIgnore,
   type DesiredState,
   type DesiredWebsite,
   type RemoteWebsite,
   SETTING_FIELDS,
+  storedKey,
   type WebsiteWrite,
   type WritableField,
   websiteKey,
@@ -42,15 +43,13 @@ export function computePlan(input: PlanInput): Plan {
   if (deleteDelayMs > 0 && input.now === undefined)
     throw new Error('computePlan: a delete delay needs `now`');
   const rules = { state, now: input.now ?? 0, deleteDelayMs };
-  const isIgnored =
-    desired.ignore.length > 0 ? picomatch(desired.ignore, { nocase: true, dot: true }) : () => false;
-  const remoteByKey = new Map<string, RemoteWebsite>();
-  for (const record of current) remoteByKey.set(websiteKey(record.domain), record);
+  const ignore = compileIgnore(desired.ignore);
+  const remotes = indexRemotes(current);
 
   const plan = emptyPlan(current.length);
   let matched = 0;
   for (const website of desired.websites) {
-    const remote = remoteByKey.get(website.domain);
+    const remote = remotes.find(website);
     if (remote) {
       matched++;
       rememberProtection(website, remote, plan);
@@ -61,13 +60,16 @@ export function computePlan(input: PlanInput): Plan {
     else plan.changes.push(change);
   }
   // Listed domains are unique, so when every record was matched none is left to ignore or delete.
-  const listed = matched < remoteByKey.size ? new Set(desired.websites.map((w) => w.domain)) : undefined;
-  for (const [key, record] of listed ? remoteByKey : []) {
-    if (listed?.has(key)) continue;
-    if (isIgnored(key)) plan.ignored.push(record.domain);
+  const used = new Set<number>();
+  for (const record of matched < current.length ? current : []) {
+    if (remotes.isMatched(record)) continue;
+    const patterns = desired.ignore.length > 0 ? ignore.matchAll(record.domain) : [];
+    for (const index of patterns) used.add(index);
+    if (patterns.length > 0) plan.ignored.push(record.domain);
     else if (prune) planPrune(record, rules, plan);
     else plan.unmanaged.push(record.domain);
   }
+  warnUnusedPatterns(desired.ignore, used, plan);
   const byAction = (a: Change, b: Change) =>
     ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain);
   plan.changes.sort(byAction);
@@ -77,6 +79,46 @@ export function computePlan(input: PlanInput): Plan {
   plan.ignored.sort();
   plan.unmanaged.sort();
   return plan;
+}
+
+/**
+ * Records by identity: the key they are stored under, and, for a record stored with a leading `www.`
+ * before the service's `www.` rule, the name the service would store today. A listed website takes
+ * the record stored exactly as the service would store it, else the one stored as it is written, else
+ * the one that answers to its name under today's rule.
+ */
+function indexRemotes(current: readonly RemoteWebsite[]) {
+  const byKey = new Map<string, RemoteWebsite>();
+  const byStored = new Map<string, RemoteWebsite>();
+  for (const record of current) {
+    const key = websiteKey(record.domain);
+    byKey.set(key, record);
+    if (key.startsWith('www.')) byStored.set(storedKey(record.domain), record);
+  }
+  const matched = new Set<RemoteWebsite>();
+  return {
+    find(website: DesiredWebsite): RemoteWebsite | undefined {
+      const candidates = [
+        byKey.get(website.domain),
+        website.writtenDomain && byKey.get(website.writtenDomain),
+      ];
+      const record = candidates.find((r) => r && !matched.has(r)) || byStored.get(website.domain);
+      if (!record || matched.has(record)) return undefined;
+      matched.add(record);
+      return record;
+    },
+    isMatched: (record: RemoteWebsite) => matched.has(record),
+  };
+}
+
+/** A pattern that protects nothing is most often a typo in a protection: say so. */
+function warnUnusedPatterns(patterns: readonly string[], used: ReadonlySet<number>, plan: Plan): void {
+  patterns.forEach((pattern, index) => {
+    if (used.has(index)) return;
+    plan.warnings.push(
+      `ignore pattern "${pattern}" (ignore[${index}]) matches no website of the account and no listed domain; check it for a typo`,
+    );
+  });
 }
 
 const NOTHING_IGNORED: readonly WritableField[] = [];

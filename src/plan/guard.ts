@@ -17,17 +17,19 @@ export interface GuardInput {
 export function checkDeleteGuard({ plan, websitesEmpty }: GuardInput): string | undefined {
   const deletes = plan.changes.filter((c) => c.kind === 'delete').length;
   if (deletes === 0) return undefined;
-  const account = plan.accountSize;
+  // The share is of the websites the tool manages: ignored ones are out of its reach.
+  const account = plan.accountSize - plan.ignored.length;
   if (websitesEmpty) {
-    return `the manifest lists no website, so ${deletes} of ${account} websites would be deleted; fix the manifest, or re-run with --force if you really mean to delete them`;
+    return `the manifest lists no website, so ${deletes} of ${account} managed websites would be deleted; fix the manifest, or re-run with --force if you really mean to delete them`;
   }
   const share = account > 0 ? deletes / account : 0;
   const overCount = deletes > GUARD_MAX_DELETES;
-  const overShare = account >= GUARD_MIN_ACCOUNT && share > GUARD_MAX_SHARE;
+  // A small account is exempt from the share: there one delete is already a large part of it.
+  const overShare = plan.accountSize >= GUARD_MIN_ACCOUNT && share > GUARD_MAX_SHARE;
   if (!overCount && !overShare) return undefined;
   const percent = `${(share * 100).toFixed(2)}%`;
   const limit = overCount
     ? `more than ${GUARD_MAX_DELETES} deletes`
-    : `${percent} is over ${(GUARD_MAX_SHARE * 100).toFixed(2)}% of the account`;
-  return `mass-delete guard: ${deletes} of ${account} websites (${percent}) would be deleted, ${limit}; check the manifest, or re-run with --force`;
+    : `${percent} is over ${(GUARD_MAX_SHARE * 100).toFixed(2)}% of the managed websites`;
+  return `mass-delete guard: ${deletes} of ${account} managed websites (${percent}) would be deleted, ${limit}; check the manifest, or re-run with --force`;
 }

@@ -4,7 +4,7 @@ import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { loadState, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import { loadState, lockState, recordLifecycle, type StateData, saveState } from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -15,6 +15,8 @@ export interface ReconcileOptions {
   warnings: string[];
   service: WebsiteService;
   baseUrl: string;
+  /** Keys fingerprints in the state and saved plans: derived from the API key, never written. */
+  secret: string;
   statePath: string;
   prune: boolean;
   /** `--delete-delay` / WEBSITES_SYNC_DELETE_DELAY; else the manifest's `delete_delay`; else 0. */
@@ -45,7 +47,21 @@ export interface ReconcileResult {
   stale?: string[];
 }
 
+/**
+ * A run that may write holds the state file's lock throughout: two runs never interleave their writes,
+ * and an unwritable state is found before the first change is sent. A dry run writes nothing.
+ */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
+  if (options.dryRun) return reconcileOnce(options);
+  const lock = await lockState(options.statePath);
+  try {
+    return await reconcileOnce(options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult> {
   const { logger, saved } = options;
   if (saved) {
     // Another service or tool version: stop before sending anything, the key included.
@@ -95,7 +111,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 }
 
 async function readState(options: ReconcileOptions): Promise<StateData> {
-  const loaded = await loadState(options.statePath, options.baseUrl);
+  const loaded = await loadState(options.statePath, options.baseUrl, options.secret);
   if (loaded.discarded) {
     options.logger.info(
       { stage: 'state', path: options.statePath, reason: loaded.discarded },
@@ -111,23 +127,18 @@ function planFrom(
   state: StateData,
 ): { plan: Plan; stale: string[]; force: boolean } {
   const { desired, saved } = options;
-  if (!saved) {
-    return {
-      plan: computePlan({
-        desired,
-        current,
-        state,
-        prune: options.prune,
-        deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
-        now: (options.now ?? Date.now)(),
-      }),
-      stale: [],
-      force: options.force,
-    };
-  }
+  const fresh = computePlan({
+    desired,
+    current,
+    state,
+    prune: saved ? saved.file.saved_plan.prune : options.prune,
+    deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
+    now: (options.now ?? Date.now)(),
+  });
+  if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
     plan: planFromSaved(saved.file, desired, current.length),
-    stale: staleReasons(saved.file, { desired, current, state }),
+    stale: staleReasons(saved.file, { desired, current, state, fresh, secret: options.secret }),
     force: options.force || saved.file.saved_plan.force,
   };
 }

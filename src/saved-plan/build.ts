@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { websiteKey } from '../model/index.js';
 import { type Change, type Plan, SENSITIVE, toJsonPlan } from '../plan/index.js';
+import { fingerprintKey } from '../state/index.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
 import {
   SAVED_PLAN_VERSION,
@@ -21,6 +22,8 @@ export interface SaveInput {
   prune: boolean;
   force: boolean;
   salt: string;
+  /** Keys the password HMACs with the salt (derived from the API key; never written). */
+  secret: string;
   now: Date;
 }
 
@@ -50,7 +53,10 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
       prune: input.prune,
       force: input.force,
       salt: input.salt,
-      desired: { ...desiredHashes(desired), passwords: passwordHmacs(desired, input.salt) },
+      desired: {
+        ...desiredHashes(desired),
+        passwords: passwordHmacs(desired, fingerprintKey(input.secret, input.salt)),
+      },
       remote: {
         records,
         absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
@@ -66,7 +72,8 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
   };
 }
 
-function toOperation(change: Change): SavedOperation {
+/** A change as a saved plan records it: what is sent, the password only as a marker. */
+export function toOperation(change: Change): SavedOperation {
   if (change.kind === 'delete') return { action: 'delete', id: change.id, domain: change.domain, send: null };
   // The password is taken out of `send` here, the one place a plan is serialised with its operations.
   const { password, ...settings } = change.send;

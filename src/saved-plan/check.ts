@@ -1,9 +1,10 @@
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { websiteKey } from '../model/index.js';
-import { computePlan } from '../plan/index.js';
-import type { StateData } from '../state/index.js';
+import { computePlan, type Plan } from '../plan/index.js';
+import { fingerprintKey, type StateData } from '../state/index.js';
+import { toOperation } from './build.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
-import type { SavedPlanFile, SavedPlanMeta } from './format.js';
+import type { SavedOperation, SavedPlanFile, SavedPlanMeta } from './format.js';
 
 // Whether a saved plan still applies. It depends on: the service it was made for and the tool that
 // made it; the manifest's canonical content and the passwords it resolves to; the records its updates
@@ -35,16 +36,46 @@ export interface StaleContext {
   desired: DesiredState;
   current: readonly RemoteWebsite[];
   state: StateData;
+  /** Keys the password HMACs (the same secret as when the plan was saved, or they all differ). */
+  secret: string;
+  /** The plan computed afresh from the same manifest, listing and state (with the saved plan's prune). */
+  fresh: Plan;
 }
 
 export function staleReasons(file: SavedPlanFile, context: StaleContext): string[] {
   const meta = file.saved_plan;
-  return [
+  const changed = [
     ...manifestReasons(meta, context.desired),
-    ...passwordReasons(meta, context.desired),
+    ...passwordReasons(meta, context),
     ...recordReasons(meta, context.current),
     ...appearedReasons(meta, context),
   ];
+  // The inputs explain a difference best; when none changed, the operations must still be the fresh ones.
+  return changed.length > 0 ? changed : operationReasons(meta.operations, context.fresh);
+}
+
+/**
+ * The saved operations must be exactly those of a fresh plan: action, id, domain and every field sent.
+ * Whatever else a file holds (an operation added or edited by hand), nothing is executed that the
+ * manifest, the listing and the state would not produce now.
+ */
+function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string[] {
+  const key = (op: SavedOperation) => `${op.action} ${op.domain} (id ${op.id ?? 'new'})`;
+  const canonical = (op: SavedOperation) => JSON.stringify(op.send === null ? null : sortKeys(op.send));
+  const now = new Map(fresh.changes.map(toOperation).map((op) => [key(op), canonical(op)]));
+  const then = new Map(saved.map((op) => [key(op), canonical(op)]));
+  const reasons: string[] = [];
+  for (const [op, send] of then) {
+    if (!now.has(op)) reasons.push(`the saved plan would ${op}, which a fresh plan does not`);
+    else if (now.get(op) !== send)
+      reasons.push(`the saved plan would ${op} with other values than a fresh plan`);
+  }
+  for (const op of now.keys()) if (!then.has(op)) reasons.push(`a fresh plan would also ${op}`);
+  return reasons;
+}
+
+function sortKeys(send: object): object {
+  return Object.fromEntries(Object.entries(send).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function manifestReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
@@ -67,8 +98,8 @@ function manifestReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
 }
 
 /** Only passwords both sides have: one appearing or vanishing is a manifest change, reported above. */
-function passwordReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {
-  const now = passwordHmacs(desired, meta.salt);
+function passwordReasons(meta: SavedPlanMeta, { desired, secret }: StaleContext): string[] {
+  const now = passwordHmacs(desired, fingerprintKey(secret, meta.salt));
   return Object.entries(meta.desired.passwords)
     .filter(([domain, hmac]) => now[domain] !== undefined && now[domain] !== hmac)
     .map(([domain]) => `the password of ${domain} in the environment differs from the planned one`);

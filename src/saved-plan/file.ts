@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { parseSavedPlan, type SavedPlanFile } from './format.js';
 
 /** The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan). */
@@ -12,6 +12,12 @@ export async function readSavedPlan(path: string): Promise<{ file: SavedPlanFile
   return parseSavedPlan(text);
 }
 
-export async function writeSavedPlan(path: string, file: SavedPlanFile): Promise<void> {
-  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+/** Mode 0600: a saved plan names the account's websites and settings, for the operator's eyes only. */
+export async function writeSavedPlan(
+  path: string,
+  file: SavedPlanFile,
+  redact: (text: string) => string,
+): Promise<void> {
+  await writeFile(path, redact(`${JSON.stringify(file, null, 2)}\n`), { mode: 0o600 });
+  await chmod(path, 0o600);
 }

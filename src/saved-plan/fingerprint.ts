@@ -56,12 +56,13 @@ export function desiredHashes(desired: DesiredState): DesiredHashes {
  * HMAC of each password the manifest resolves to. The domain is part of the input, so two websites
  * sharing a password do not show it.
  */
-export function passwordHmacs(desired: DesiredState, salt: string): Record<string, string> {
+/** `key`: fingerprintKey of the run's secret and the plan's salt, so the file alone reveals nothing. */
+export function passwordHmacs(desired: DesiredState, key: string): Record<string, string> {
   return Object.fromEntries(
     desired.websites.flatMap((website) =>
       website.password === undefined
         ? []
-        : [[website.domain, fingerprint({ salt }, 'password', [website.domain, website.password])]],
+        : [[website.domain, fingerprint({ key }, 'password', [website.domain, website.password])]],
     ),
   );
 }

@@ -1,4 +1,4 @@
-import type { RemoteWebsite, WebsiteWrite } from '../model/index.js';
+import { type RemoteWebsite, type WebsiteWrite, websiteKey } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
@@ -81,7 +81,7 @@ export class HttpWebsiteService implements WebsiteService {
 
   async findWebsite(domain: string): Promise<RemoteWebsite | undefined> {
     for await (const page of listPages(this.#http, { concurrency: 1, search: domain })) {
-      const match = page.records.find((r) => r.domain.toLowerCase() === domain);
+      const match = page.records.find((r) => websiteKey(r.domain) === websiteKey(domain));
       if (match) return match;
     }
     return undefined;

@@ -9,6 +9,10 @@ export type FaultKind =
   | 'hang'
   | 'error'
   | 'html'
+  /** A 422 whose message quotes the request's password (as some validation messages do). */
+  | 'echo-422'
+  /** A 500 debug page that prints the request's headers, Authorization included. */
+  | 'echo-html'
   | 'login-redirect'
   | 'throttle';
 

@@ -197,6 +197,25 @@ export class SimulatorHandler {
           this.#json(ex, fault.errorStatus, { message: statusTitle(fault.errorStatus) });
         }
         return true;
+      case 'echo-422': {
+        const password = ex.record.body?.password ?? '';
+        this.#json(ex, 422, {
+          message: `The password "${password}" is not valid.`,
+          errors: { password: [`The password "${password}" is not valid.`] },
+        });
+        return true;
+      }
+      case 'echo-html': {
+        const shown = Object.entries(ex.record.headers).map(
+          ([name, value]) => `<tr><td>${name}</td><td>${value}</td></tr>`,
+        );
+        this.#html(
+          ex,
+          500,
+          `<html><title>Server Error</title><body><h1>Whoops</h1><table>${shown.join('')}</table><pre>${new URLSearchParams(ex.record.body ?? {})}</pre></body></html>`,
+        );
+        return true;
+      }
       case 'html':
         this.#html(
           ex,

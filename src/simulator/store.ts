@@ -1,7 +1,7 @@
 // The in-memory account: its websites, the id sequence, and the service-wide domain registry that
 // makes domains of other accounts "taken". Writes go through the same rules as the HTTP API.
 
-import type { Privacy } from '../model/index.js';
+import { type Privacy, serviceStoredDomain } from '../model/index.js';
 import {
   type FieldErrors,
   type FormInput,
@@ -70,12 +70,9 @@ export interface StoreOptions {
 }
 
 /** What the service does to a domain before validating it, and nothing more. */
+/** The domain the service stores: the kernel's model of its rule, so client and simulator agree. */
 export function canonicalDomain(raw: string): string {
-  let domain = raw.trim().toLowerCase();
-  if (domain.startsWith('https://')) domain = domain.slice('https://'.length);
-  else if (domain.startsWith('http://')) domain = domain.slice('http://'.length);
-  if (domain.startsWith('www.')) domain = domain.slice('www.'.length);
-  return domain;
+  return serviceStoredDomain(raw.trim());
 }
 
 /** Laravel's JSON form of a timestamp column (second precision, microseconds always zero). */

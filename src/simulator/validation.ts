@@ -1,5 +1,6 @@
 // The service's input middleware and form-request rules, with Laravel's message wording, so that
 // clients meet the same 422 bodies they will meet in production.
+import { serviceAcceptsDomain } from '../model/index.js';
 
 /** A form after the input middleware: strings trimmed (not the password), empty strings null. */
 export type FormInput = Record<string, string | null>;
@@ -37,45 +38,6 @@ export const messages = {
 /** PHP's FILTER_VALIDATE_INT, which Laravel's `integer` rule uses: no leading zeros, optional sign. */
 export function isPhpInteger(value: string): boolean {
   return /^[+-]?(0|[1-9]\d*)$/.test(value);
-}
-
-const IPV4_PATTERN = /^((25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(\.|$)){4}$/;
-const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
-
-/**
- * The service's domain rule, `^(?!:\/\/)(?=.{1,255}$)((.{1,63}\.){1,127}(?![0-9]*$)[a-z0-9-]+\.?)$`
- * or an IPv4 address. Evaluated without the regex: `(.{1,63}\.){1,127}` backtracks exponentially in
- * JavaScript on dotted input that fails late (PHP merely hits its backtrack limit and rejects).
- */
-export function isDomainName(value: string): boolean {
-  if (IPV4_PATTERN.test(value)) return true;
-  if (value.length < 1 || value.length > 255 || LINE_TERMINATOR.test(value) || value.startsWith('://')) {
-    return false;
-  }
-  const body = value.endsWith('.') ? value.slice(0, -1) : value;
-  const lastDot = body.lastIndexOf('.');
-  if (lastDot < 0) return false;
-  const tld = body.slice(lastDot + 1);
-  if (!/^[a-z0-9-]+$/i.test(tld)) return false;
-  if (body === value && /^[0-9]+$/.test(tld)) return false;
-  return fitsLabelGroups(body.slice(0, lastDot + 1));
-}
-
-/** Whether `prefix` (ending with a dot) splits into 1..127 groups of 1..63 characters plus a dot. */
-function fitsLabelGroups(prefix: string): boolean {
-  // fewest[i]: fewest groups covering prefix[0, i), or undefined when no split reaches i.
-  const fewest: Array<number | undefined> = [0];
-  for (let end = 0; end < prefix.length; end++) {
-    if (prefix[end] !== '.') continue;
-    let best: number | undefined;
-    for (let start = Math.max(0, end - 63); start < end; start++) {
-      const before = fewest[start];
-      if (before !== undefined && (best === undefined || before + 1 < best)) best = before + 1;
-    }
-    fewest[end + 1] = best;
-  }
-  const groups = fewest[prefix.length];
-  return groups !== undefined && groups <= 127;
 }
 
 function add(errors: FieldErrors, field: string, message: string): void {
@@ -116,7 +78,7 @@ export function validateStore(input: FormInput, context: StoreContext): FieldErr
   } else {
     // Laravel runs every remaining rule of an attribute once `required` passed.
     if ([...domain].length > 255) add(errors, 'domain', messages.maxChars('domain', 255));
-    if (!isDomainName(domain)) add(errors, 'domain', messages.invalidDomain());
+    if (!serviceAcceptsDomain(domain)) add(errors, 'domain', messages.invalidDomain());
     if (context.isTaken(domain)) add(errors, 'domain', messages.taken('domain'));
     if (context.atPlanLimit) add(errors, 'domain', messages.planLimit());
   }

@@ -6,4 +6,5 @@ export {
   pendingSince,
   recordLifecycle,
 } from './lifecycle.js';
+export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
 export * from './state.js';

@@ -2,8 +2,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { SettingField, WritableField } from '../model/index.js';
 
 // The state remembers what the service will not tell us: fingerprints of write-only values we last
-// applied, and the service's own form of values it normalised. A fingerprint is an HMAC keyed by a
-// random per-file salt, so the file never holds a secret in clear and is useless to compare across files.
+// applied, and the service's own form of values it normalised. A fingerprint is an HMAC whose key is
+// derived from a secret the file does not hold (the API key) and a random per-file salt: the file never
+// holds a secret in clear, a leaked file cannot be brute-forced without the key, and fingerprints are
+// useless to compare across files. A new key makes every fingerprint unknown: resent once.
 
 export const STATE_VERSION = 1;
 
@@ -35,6 +37,8 @@ export interface StateData {
   version: typeof STATE_VERSION;
   base_url: string;
   salt: string;
+  /** The HMAC key (fingerprintKey of the secret and the salt): held in memory, never written. */
+  key: string;
   /** Keyed by the website's id (as a string: JSON object keys). */
   websites: Record<string, WebsiteState>;
   /** Websites a manifest protected (`protect: true`), by id: never deleted until one says `protect: false`. */
@@ -43,8 +47,14 @@ export interface StateData {
   pending_deletes?: Record<string, PendingDeleteState>;
 }
 
-export function emptyState(baseUrl: string): StateData {
-  return { version: STATE_VERSION, base_url: baseUrl, salt: randomBytes(16).toString('hex'), websites: {} };
+/** The HMAC key of fingerprints: the secret (derived from the API key) keyed with the file's salt. */
+export function fingerprintKey(secret: string, salt: string): string {
+  return createHmac('sha256', secret).update(`websites-sync fingerprints\0${salt}`).digest('base64url');
+}
+
+export function emptyState(baseUrl: string, secret = ''): StateData {
+  const salt = randomBytes(16).toString('hex');
+  return { version: STATE_VERSION, base_url: baseUrl, salt, key: fingerprintKey(secret, salt), websites: {} };
 }
 
 /**
@@ -54,16 +64,16 @@ export function emptyState(baseUrl: string): StateData {
  * are also known by identity, which spares serialising them. It lives and dies with its state object.
  */
 interface Computed {
-  salt: string;
+  key: string;
   byText: Map<string, string>;
   byFrozen: WeakMap<object, Map<WritableField, string>>;
 }
 const computed = new WeakMap<object, Computed>();
 
-export function fingerprint(state: Pick<StateData, 'salt'>, field: WritableField, value: unknown): string {
+export function fingerprint(state: Pick<StateData, 'key'>, field: WritableField, value: unknown): string {
   let cache = computed.get(state);
-  if (cache?.salt !== state.salt) {
-    cache = { salt: state.salt, byText: new Map(), byFrozen: new WeakMap() };
+  if (cache?.key !== state.key) {
+    cache = { key: state.key, byText: new Map(), byFrozen: new WeakMap() };
     computed.set(state, cache);
   }
   const frozen = typeof value === 'object' && value !== null && Object.isFrozen(value) ? value : undefined;
@@ -72,7 +82,7 @@ export function fingerprint(state: Pick<StateData, 'salt'>, field: WritableField
   const text = `${field}\0${JSON.stringify(value)}`;
   let result = cache.byText.get(text);
   if (result === undefined) {
-    result = createHmac('sha256', state.salt).update(text).digest('base64url');
+    result = createHmac('sha256', state.key).update(text).digest('base64url');
     cache.byText.set(text, result);
   }
   if (frozen) {

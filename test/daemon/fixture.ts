@@ -99,6 +99,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     manifest: file,
     service: client.service,
     baseUrl: sim.url,
+    secret: 'test-secret',
     // Beside the manifest on purpose: saving it must not look like a manifest change.
     statePath: join(dir, '.websites-sync-state.json'),
     dryRun: options.dryRun ?? false,
@@ -210,7 +211,7 @@ function waitUntil(events: EventEmitter, condition: () => boolean, what: string,
 }
 
 /** Editors: write a temporary file, rename it over the manifest (a new inode). */
-export async function saveByRename(file: string, text: string): Promise<void> {
+export async function saveByRename(file: string, text: string | Uint8Array): Promise<void> {
   const temp = `${file}.tmp-${process.hrtime.bigint()}`;
   await writeFile(temp, text);
   await rename(temp, file);

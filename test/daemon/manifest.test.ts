@@ -59,6 +59,30 @@ describe('daemon: the last good manifest stays in force', () => {
     expect(await get(f, '/readyz')).toEqual({ status: 200, body: 'ready\n' });
   });
 
+  it.each([
+    [
+      'nested thousands of levels deep',
+      `${GOOD}x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`,
+      /websites\.yaml:\d+:\d+: error: the manifest is nested too deeply/,
+    ],
+    [
+      'not UTF-8',
+      Buffer.concat([Buffer.from(GOOD), Buffer.from([0x23, 0x20, 0xe9, 0x0a])]),
+      /websites\.yaml:\d+:3: error: the manifest is not valid UTF-8/,
+    ],
+  ])('keeps the last good manifest when the file is %s, and is not ready', async (_name, content, reason) => {
+    const f = await startFixture({ manifest: GOOD });
+    fixture = f;
+    await f.runAfter(0);
+    f.sim.clearRequests();
+    await saveByRename(f.file, content as string);
+    const invalid = await f.runAfter(1);
+    expect(invalid).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
+    expect(invalid.reason).toMatch(reason);
+    expect(f.sim.requests).toEqual([]);
+    expect((await get(f, '/readyz')).status).toBe(503);
+  });
+
   it('treats a deleted manifest as an error state, not a crash', async () => {
     const f = await startFixture({ manifest: GOOD });
     fixture = f;

@@ -94,7 +94,7 @@ describe('websites-sync --once', () => {
     for (let i = 0; i < 12; i++) simulator.createWebsite({ domain: `old${i}.example.com` });
     const result = await runCli(['--once', '--prune'], env);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/mass-delete guard: 12 of 12 websites .* --force/);
+    expect(result.stderr).toMatch(/mass-delete guard: 12 of 12 managed websites .* --force/);
     expect(simulator.listWebsites()).toHaveLength(12);
   });
 

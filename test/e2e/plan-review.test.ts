@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SavedPlanFile as SavedPlan } from '../../src/saved-plan/index.js';
 import { type SeedWebsite, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
 
@@ -166,6 +167,63 @@ describe('saved plans: --out, then --plan', () => {
       /^stale plan: .*\n {2}- the plan was made for http:\/\/127\.0\.0\.1:\d+, not/m,
     );
     expect(simulator.requests).toEqual([]);
+  });
+
+  it('writes the saved plan with mode 0600', async () => {
+    expect((await stat(planFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    [
+      'a delete added by hand for a listed website',
+      (file: SavedPlan) => {
+        file.saved_plan.operations.push({
+          action: 'delete',
+          id: idOf('keep.example.com'),
+          domain: 'keep.example.com',
+          send: null,
+        });
+        file.changes.push({
+          action: 'delete',
+          id: idOf('keep.example.com'),
+          domain: 'keep.example.com',
+          fields: {},
+          risks: [],
+          risky: false,
+        });
+      },
+      /the saved plan would delete keep\.example\.com \(id \d+\), which a fresh plan does not/,
+    ],
+    [
+      'a delete whose id was edited to another website',
+      (file: SavedPlan) => {
+        const op = file.saved_plan.operations.find((o) => o.action === 'delete')!;
+        op.id = idOf('keep.example.com');
+        file.changes.find((c) => c.action === 'delete')!.id = op.id;
+      },
+      /the saved plan would delete old\.example\.com \(id \d+\), which a fresh plan does not/,
+    ],
+  ])('executes nothing of a hand-edited plan: %s', async (_name, edit, reason) => {
+    const file = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    edit(file);
+    await writeFile(planFile, JSON.stringify(file));
+    const before = JSON.stringify(simulator.listWebsites());
+    const result = await runCli(['--once', '--plan', planFile], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^stale plan: /m);
+    expect(result.stderr).toMatch(reason);
+    expect(writes()).toEqual([]);
+    expect(JSON.stringify(simulator.listWebsites())).toBe(before);
+  });
+
+  it('refuses --out onto the manifest or the state file', async () => {
+    for (const target of [env.WEBSITES_SYNC_MANIFEST, env.WEBSITES_SYNC_STATE_FILE] as string[]) {
+      const before = await readFile(target, 'utf8');
+      const result = await runCli(['--once', '--dry-run', '--out', target], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/--out .*: that is the (manifest|state file)/);
+      expect(await readFile(target, 'utf8')).toBe(before);
+    }
   });
 
   it('refuses a file that is not a saved plan, and --out without --dry-run', async () => {

@@ -44,6 +44,7 @@ export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
       warnings: [],
       service: client.service,
       baseUrl: options.simulator.url,
+      secret: 'test-secret',
       statePath: options.statePath,
       prune: (options.prune ?? false) || parsed.desired.prune,
       force: options.force ?? false,

@@ -183,7 +183,7 @@ describe('deletes', () => {
     const manifest = 'version: 1\nprune: true\nwebsites:\n  - domain: site0.example.com\n';
     simulator.clearRequests();
     const refused = await syncOnce({ simulator, manifest, statePath });
-    expect(refused.refused).toMatch(/11 of 12 websites .* would be deleted/);
+    expect(refused.refused).toMatch(/11 of 12 managed websites .* would be deleted/);
     expect(writeCalls(simulator)).toEqual([]);
 
     const forced = await syncOnce({ simulator, manifest, statePath, force: true });

@@ -45,7 +45,6 @@ const ACCEPTED = [
   'a: [ "x" , y ]  # c\n',
   'a: x \n',
   'a: \'\'\nb: ""\n',
-  'a: bücher.example\n',
   'a: 0\n',
   'a: |\n  x\nb:\n- 1\n',
   'a: x\r\nb: y\r\n',
@@ -54,6 +53,8 @@ const ACCEPTED = [
 ];
 
 const DECLINED = [
+  'a: bücher.example\n',
+  'a: x\u00a0\n',
   'a: 0123\n',
   'a: 1.5\n',
   'a: -1\n',
@@ -219,5 +220,80 @@ describe('parseManifest: the fast path and the full path agree', () => {
     const result = parseManifest(text, options);
     expect(result.problems.length).toBeGreaterThan(0);
     expect(result).toStrictEqual(parseManifestWithPositions(text, options));
+  });
+});
+
+describe('one reading of the manifest (issue 10 §2)', () => {
+  const options = { file: 'websites.yaml', env: { PW: 'pw', V: 'v.example.com' } };
+  /** The meaning of a manifest: what the run would use, whichever reader read it. */
+  const meaning = (text: string) => {
+    const { desired, problems } = parseManifest(text, options);
+    return { desired, errors: problems.filter((p) => p.severity === 'error').length };
+  };
+  const full = (text: string) => {
+    const { desired, problems } = parseManifestWithPositions(text, options);
+    return { desired, errors: problems.filter((p) => p.severity === 'error').length };
+  };
+
+  it.each(['00a0', '2003', '3000', '2028', '000b', '000c', 'feff'])(
+    'an ignore pattern ending in U+%s means the same with or without an unrelated www. website',
+    (code) => {
+      const space = String.fromCharCode(Number.parseInt(code, 16));
+      const base = ['version: 1', 'prune: true', `ignore: [legacy.example.com${space}]`, 'websites:'];
+      const plain = `${[...base, '  - domain: a.example.com'].join('\n')}\n`;
+      const warned = `${[...base, '  - domain: a.example.com', '  - domain: www.b.example.com'].join('\n')}\n`;
+      expect(meaning(plain)).toStrictEqual(full(plain));
+      expect(meaning(warned)).toStrictEqual(full(warned));
+      expect(meaning(plain).desired?.ignore).toStrictEqual(meaning(warned).desired?.ignore);
+    },
+  );
+
+  it('gives every generated manifest one meaning, whichever reader reads it', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const spaces = [' ', '  ', '\u00a0', '\u2003', '\u3000', '\t', '\u000b', ''];
+    const domains = [
+      'a.example.com',
+      '"b.example.com"',
+      "'c.example.com'",
+      'bücher.example',
+      '${V}',
+      'www.d.example.com',
+    ];
+    const values = [
+      'true',
+      'false',
+      '1',
+      '0',
+      'yes',
+      '"x"',
+      'private',
+      'public',
+      '&anchor private',
+      '*anchor',
+    ];
+    for (let n = 0; n < 300; n++) {
+      const lines = [
+        'version: 1',
+        `ignore: [${pick(domains)}${pick(spaces)}, "*.staging.example.com"]`,
+        'websites:',
+      ];
+      for (let w = 0; w < 3; w++) {
+        const domain = `${pick(domains).replace(/^[a-z]/, (c) => `${c}${w}`)}${pick(spaces)}`;
+        if (random() < 0.2) lines.push(`  - {domain: ${domain}, email: ${pick(['true', 'false'])}}`);
+        else lines.push(`  - domain: ${domain}`);
+        if (random() < 0.5) lines.push(`    privacy: ${pick(values)}${pick(spaces)}`);
+        if (random() < 0.3)
+          lines.push(`    password: ${pick(['${PW}', 'p\u00a0w', '"p w"', 'pw'])}${pick(spaces)}`);
+        if (random() < 0.3) lines.push(`    exclude_params: [utm${pick(spaces)}, "fb clid"]`);
+        if (random() < 0.2) lines.push(pick(['# comment', `    # c${pick(spaces)}`, '']));
+      }
+      const text = `${lines.join('\n')}\n`;
+      expect(meaning(text), text).toStrictEqual(full(text));
+    }
   });
 });

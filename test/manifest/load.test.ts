@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadManifest } from '../../src/manifest/index.js';
+import { loadManifest, parseManifest } from '../../src/manifest/index.js';
 
 describe('loadManifest', () => {
   let dir: string;
@@ -31,5 +31,48 @@ describe('loadManifest', () => {
     expect(await loadManifest(file, {})).toEqual({
       problems: [{ severity: 'error', file, line: 1, column: 1, field: '', message }],
     });
+  });
+});
+
+describe('bytes that are not a manifest a parser can take', () => {
+  it('reports invalid UTF-8 (a Latin-1 password) at its line, instead of sending replacement characters', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ws-utf8-'));
+    const file = join(dir, 'websites.yaml');
+    const latin1 = Buffer.from(
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: caf\xe9\n',
+      'latin1',
+    );
+    await writeFile(file, latin1);
+    const { desired, problems } = await loadManifest(file, {});
+    expect(desired).toBeUndefined();
+    expect(problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        line: 5,
+        column: 18,
+        message: expect.stringMatching(/not valid UTF-8: byte 0xe9/),
+      }),
+    ]);
+  });
+
+  it('reports a manifest nested thousands of levels deep at its position, not a stack overflow', () => {
+    const text = `version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_ips: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        line: 4,
+        column: 82,
+        message: expect.stringMatching(/nested too deeply/),
+      }),
+    ]);
+  });
+
+  it('reports block nesting thousands of levels deep too', () => {
+    const deep = Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
+    const { problems } = parseManifest(`version: 1\n${deep}\n`, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      expect.objectContaining({ line: 259, message: expect.stringMatching(/nested too deeply/) }),
+    ]);
   });
 });

@@ -172,13 +172,13 @@ const cases: Case[] = [
     ),
   },
   {
-    name: 'domain with a bad label',
-    lines: ['version: 1', 'websites:', '  - domain: bad_name.com'],
+    name: 'domain the service would refuse',
+    lines: ['version: 1', 'websites:', '  - domain: bad_name.c_m'],
     expected: error(
       3,
       13,
       'websites[0].domain',
-      'must be a domain name such as example.com; "bad_name.com" has an invalid label "bad_name" (labels are letters, digits and inner hyphens)',
+      'must be a domain name such as example.com; "bad_name.c_m" is not a domain the service accepts: labels of 1 to 63 characters separated by dots, the last of letters, digits and hyphens and not all digits',
     ),
   },
   {

@@ -13,7 +13,6 @@ describe('canonicalDomain', () => {
     ['example.com/', 'example.com'],
     ['bücher.de', 'xn--bcher-kva.de'],
     ['ÉCOLE.fr', 'xn--cole-9oa.fr'],
-    ['www.com', 'www.com'],
     ['sub-domain.example.co.uk', 'sub-domain.example.co.uk'],
     // Already canonical (the fast check) and the edges of what it lets through.
     ['xn--bcher-kva.de', 'xn--bcher-kva.de'],
@@ -28,6 +27,7 @@ describe('canonicalDomain', () => {
   it('removes a leading www. with a warning, even when the rest is already canonical', () => {
     expect(canonicalDomain('www.example.com')).toEqual({
       domain: 'example.com',
+      written: 'www.example.com',
       warnings: [
         '"www." removed: the service stores this website as example.com; write "example.com" to silence this warning',
       ],
@@ -37,33 +37,72 @@ describe('canonicalDomain', () => {
   it('removes a leading www. with a warning', () => {
     expect(canonicalDomain('https://WWW.example.com/')).toEqual({
       domain: 'example.com',
+      written: 'www.example.com',
       warnings: [
         '"www." removed: the service stores this website as example.com; write "example.com" to silence this warning',
       ],
     });
   });
 
+  // The service's rule on store (issue 11, fact 1): lower-case, every http(s):// removed wherever it
+  // stands, then, only when the result starts with "www.", every "www." removed.
+  it.each([
+    ['www.www.dup.example.org', 'dup.example.org'],
+    ['www.shop.www.example.net', 'shop.example.net'],
+    ['www.awww.example.com', 'aexample.com'],
+    ['WWW.Shop.WWW.Example.NET', 'shop.example.net'],
+    ['https://www.http://x.www.example.com', 'x.example.com'],
+  ])('%s is stored as %s, with a louder warning', (input, domain) => {
+    const result = canonicalDomain(input);
+    expect(result).toMatchObject({ domain });
+    expect('warnings' in result && result.warnings[0]).toMatch(/loses every "www\." in it/);
+  });
+
+  it.each([
+    ['shop.www.example.net', 'shop.www.example.net'],
+    ['awww.example.com', 'awww.example.com'],
+  ])('%s (no leading www.) is stored unchanged', (input, domain) => {
+    expect(canonicalDomain(input)).toEqual({ domain, warnings: [] });
+  });
+
   it.each([
     ['', 'got "", which has no host name'],
     ['https://', 'got "https://", which has no host name'],
     ['localhost', '"localhost" has no dot'],
-    [
-      'exa mple.com',
-      '"exa mple.com" has an invalid label "exa mple" (labels are letters, digits and inner hyphens)',
-    ],
-    ['-bad.com', '"-bad.com" has an invalid label "-bad" (labels are letters, digits and inner hyphens)'],
-    ['a..com', '"a..com" has an invalid label "" (labels are letters, digits and inner hyphens)'],
-    ['bad-.com', '"bad-.com" has an invalid label "bad-" (labels are letters, digits and inner hyphens)'],
-    ['.example.com', '".example.com" has an invalid label "" (labels are letters, digits and inner hyphens)'],
+    ['www.com', '"www.com" (stored as "com") has no dot'],
     [`${'a'.repeat(64)}.com`, `"${'a'.repeat(64)}.com" has a label of 64 characters; at most 63 are allowed`],
-  ])('rejects %j', (input, error) => {
+    [
+      'example.123',
+      '"example.123" is not a domain the service accepts: labels of 1 to 63 characters separated by dots, the last of letters, digits and hyphens and not all digits',
+    ],
+    [
+      'example.c_m',
+      '"example.c_m" is not a domain the service accepts: labels of 1 to 63 characters separated by dots, the last of letters, digits and hyphens and not all digits',
+    ],
+  ])('rejects %j, as the service would', (input, error) => {
     expect(canonicalDomain(input)).toEqual({ error });
   });
 
-  it('rejects a name longer than 253 characters', () => {
-    const long = `${Array.from({ length: 4 }, () => 'a'.repeat(63)).join('.')}.com`;
+  // Issue 11, fact 2: what the service accepts round-trips (export → validate → plan), with a warning.
+  it.each([
+    ['under_score.example.com', 'under_score'],
+    ['-bad.com', '-bad'],
+    ['bad-.com', 'bad-'],
+    ['exa mple.com', 'exa mple'],
+  ])('accepts %j, which the service accepts, with a warning', (input, label) => {
+    expect(canonicalDomain(input)).toEqual({
+      domain: input,
+      warnings: [
+        `${input} has the unusual label ${JSON.stringify(label)} (host names use letters, digits and inner hyphens); the service accepts it`,
+      ],
+    });
+  });
+
+  it('rejects a name longer than 255 characters', () => {
+    const long = `${Array.from({ length: 4 }, () => 'a'.repeat(63)).join('.')}.comm`;
+    expect(long.length).toBeGreaterThan(255);
     expect(canonicalDomain(long)).toEqual({
-      error: `${JSON.stringify(long)} is ${long.length} characters long; at most 253 are allowed`,
+      error: `${JSON.stringify(long)} is ${long.length} characters long; at most 255 are allowed`,
     });
   });
 

@@ -6,6 +6,7 @@ import {
   parseSavedPlan,
   planFromSaved,
   type SavedPlanFile,
+  type StaleContext,
   staleReasons,
   targetMismatch,
 } from '../../src/saved-plan/index.js';
@@ -14,6 +15,7 @@ import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
 
 const BASE = 'https://stats.example.com';
 const PASSWORD = 'planned-password-5c1e';
+const SECRET = 'secret-derived-from-the-api-key';
 const SALT = '00112233445566778899aabbccddeeff';
 
 function scenario(password = PASSWORD) {
@@ -46,6 +48,7 @@ function save(desired: DesiredState, current: RemoteWebsite[], state: StateData)
     prune: true,
     force: false,
     salt: SALT,
+    secret: SECRET,
     now: new Date('2025-01-02T03:04:05Z'),
   });
 }
@@ -81,12 +84,21 @@ describe('buildSavedPlan', () => {
   });
 });
 
+/** Stale reasons, with the fresh plan computed as a run computes it (the saved plan prunes). */
+function stale(
+  file: SavedPlanFile,
+  context: Omit<StaleContext, 'fresh' | 'secret'>,
+  secret = SECRET,
+): string[] {
+  return staleReasons(file, { ...context, secret, fresh: computePlan({ ...context, prune: true }) });
+}
+
 describe('staleReasons', () => {
   it('finds nothing when nothing changed, and rebuilds exactly the saved operations', () => {
     const { desired, current, state } = scenario();
     const file = save(desired, current, state);
     expect(targetMismatch(file, { baseUrl: BASE, version: '1.2.3' })).toEqual([]);
-    expect(staleReasons(file, { desired, current, state })).toEqual([]);
+    expect(stale(file, { desired, current, state })).toEqual([]);
     const plan = planFromSaved(file, desired, current.length);
     const fresh = computePlan({ desired, current, state, prune: true });
     expect(plan.changes).toEqual(fresh.changes);
@@ -101,7 +113,7 @@ describe('staleReasons', () => {
         .reverse()
         .map((w) => ({ ...w, location: { file: 'x', line: 9, column: 9 } })),
     };
-    expect(staleReasons(file, { desired: moved, current, state })).toEqual([]);
+    expect(stale(file, { desired: moved, current, state })).toEqual([]);
   });
 
   it.each<{ name: string; change: (s: ReturnType<typeof scenario>) => void; reasons: RegExp[] }>([
@@ -151,18 +163,42 @@ describe('staleReasons', () => {
     const s = scenario();
     const file = save(s.desired, s.current, s.state);
     change(s);
-    const found = staleReasons(file, { desired: s.desired, current: s.current, state: s.state });
+    const found = stale(file, { desired: s.desired, current: s.current, state: s.state });
     expect(found).toHaveLength(reasons.length);
     reasons.forEach((reason, i) => {
       expect(found[i]).toMatch(reason);
     });
   });
 
-  it('does not mind a change to a record the plan does not touch', () => {
+  it.each<{ name: string; edit: (file: SavedPlanFile) => void; reason: RegExp }>([
+    {
+      name: 'a delete added by hand for a listed website',
+      edit: (f) =>
+        f.saved_plan.operations.push({ action: 'delete', id: 1, domain: 'keep.example.com', send: null }),
+      reason: /^the saved plan would delete keep\.example\.com \(id 1\), which a fresh plan does not$/,
+    },
+    {
+      name: 'the id of a delete edited to another website',
+      edit: (f) => Object.assign(f.saved_plan.operations[0]!, { id: 1 }),
+      reason: /^the saved plan would delete old\.example\.com \(id 1\), which a fresh plan does not$/,
+    },
+    {
+      name: 'a value edited',
+      edit: (f) => Object.assign(f.saved_plan.operations[1]!, { send: { email: false, privacy: 0 } }),
+      reason: /^the saved plan would update edit\.example\.com \(id 2\) with other values than a fresh plan$/,
+    },
+  ])('refuses $name, although every input is unchanged', ({ edit, reason }) => {
+    const s = scenario();
+    const file = save(s.desired, s.current, s.state);
+    edit(file);
+    expect(stale(file, s)).toEqual(expect.arrayContaining([expect.stringMatching(reason)]));
+  });
+
+  it('refuses when a fresh plan has an operation the saved one lacks (drift on another website)', () => {
     const s = scenario();
     const file = save(s.desired, s.current, s.state);
     Object.assign(s.current[0]!, { email: true });
-    expect(staleReasons(file, s)).toEqual([]);
+    expect(stale(file, s)).toEqual(['a fresh plan would also update keep.example.com (id 1)']);
   });
 
   it('reports everything that changed at once', () => {
@@ -171,7 +207,7 @@ describe('staleReasons', () => {
     Object.assign(s.current[1]!, { email: true });
     s.current.splice(2, 1);
     Object.assign(s.desired.websites[2]!, { password: 'another' });
-    expect(staleReasons(file, s)).toHaveLength(3);
+    expect(stale(file, s)).toHaveLength(3);
   });
 
   it('refuses another base URL or tool version before any request', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { serviceAcceptsDomain as isDomainName } from '../../src/model/index.js';
 import { canonicalDomain } from '../../src/simulator/store.js';
-import { applyInputMiddleware, isDomainName, summarizeErrors } from '../../src/simulator/validation.js';
+import { applyInputMiddleware, summarizeErrors } from '../../src/simulator/validation.js';
 
 describe('isDomainName (the service rule)', () => {
   it.each([
@@ -38,7 +39,11 @@ describe('canonicalDomain (as the service stores it)', () => {
   it.each([
     ['HTTPS://WWW.Example.COM', 'example.com'],
     ['http://shop.example.com', 'shop.example.com'],
-    ['www.www.example.com', 'www.example.com'],
+    ['www.www.example.com', 'example.com'],
+    ['www.shop.www.example.net', 'shop.example.net'],
+    ['www.awww.example.com', 'aexample.com'],
+    ['shop.www.example.net', 'shop.www.example.net'],
+    ['x.https://example.com', 'x.example.com'],
     ['  example.com  ', 'example.com'],
     ['example.com/path', 'example.com/path'],
     ['ftp://example.com', 'ftp://example.com'],

@@ -38,8 +38,10 @@ describe('store', () => {
   it.each([
     ['http://www.shop.example.com', 'shop.example.com'],
     ['  Blog.WWW.example.com  ', 'blog.www.example.com'],
-    ['www.www.example.com', 'www.example.com'],
-  ])('stores %j as %j (only a leading scheme and www. are stripped)', (input, stored) =>
+    ['www.www.dup.example.org', 'dup.example.org'],
+    ['www.shop.www.example.net', 'shop.example.net'],
+    ['www.awww.example.com', 'aexample.com'],
+  ])('stores %j as %j (every http(s):// removed; every www. when it starts with www.)', (input, stored) =>
     withSimulator({}, async (sim) => {
       const { json } = await call(sim, 'POST', WEBSITES, { form: { domain: input } });
       expect(json.data.domain).toBe(stored);

@@ -13,12 +13,13 @@ async function tempFile(): Promise<string> {
 describe('state file', () => {
   it('round-trips, with mode 0600 and no secret in clear', async () => {
     const path = await tempFile();
-    const state = emptyState(BASE);
+    const state = emptyState(BASE, 'secret');
     recordApplied(state, { id: 1, domain: 'a.example.com' }, 'password', 'hunter2-secret');
     await saveState(path, state);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await readFile(path, 'utf8')).not.toContain('hunter2-secret');
-    expect((await loadState(path, BASE)).state).toEqual(state);
+    expect(await readFile(path, 'utf8')).not.toContain(state.key);
+    expect((await loadState(path, BASE, 'secret')).state).toEqual(state);
   });
 
   it.each([
@@ -32,7 +33,7 @@ describe('state file', () => {
   ])('treats a $name file as unknown', async ({ content, reason }) => {
     const path = await tempFile();
     if (content !== undefined) await writeFile(path, content);
-    const loaded = await loadState(path, BASE);
+    const loaded = await loadState(path, BASE, 'secret');
     expect(loaded.discarded).toMatch(reason);
     expect(loaded.state.websites).toEqual({});
   });

@@ -23,7 +23,7 @@ describe('state: protection and pending deletes', () => {
         },
       }),
     );
-    const { state, discarded } = await loadState(path, BASE);
+    const { state, discarded } = await loadState(path, BASE, 'secret');
     expect(discarded).toBeUndefined();
     expect(state.protected).toEqual({ '7': { domain: 'a.example.com' } });
     expect(isProtected(state, 7)).toBe(true);

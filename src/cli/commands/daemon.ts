@@ -16,8 +16,8 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
   const client = connectFromConfig(config, metrics.hooks);
-  const { baseUrl } = client;
-  const logger = createLogger({ level: config.logLevel });
+  const { baseUrl, secret } = client;
+  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({
@@ -25,6 +25,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       env: io.env,
       service: client.service,
       baseUrl,
+      secret,
       statePath: config.stateFile,
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,
@@ -33,6 +34,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       concurrency: config.concurrency,
       intervalMs: config.intervalMs,
       logger,
+      redactor: io.redactor,
       metrics,
       listen,
     }).catch(explainListenFailure(config.listen));

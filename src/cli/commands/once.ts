@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { DesiredState } from '../../model/index.js';
 import { type ReconcileResult, reconcile } from '../../reconcile/index.js';
 import {
@@ -22,11 +23,11 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   checkPlanOptions(config);
   growHeapSlowly();
   // The manifest is checked before anything else: an invalid one makes no request at all.
-  const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
+  const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
   const client = connectFromConfig(config);
-  const { baseUrl } = client;
-  const logger = createLogger({ level: config.logLevel });
+  const { baseUrl, secret } = client;
+  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   try {
     const prune = config.prune || desired.prune;
     const result = await reconcile({
@@ -34,6 +35,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       warnings,
       service: client.service,
       baseUrl,
+      secret,
       statePath: config.stateFile,
       prune,
       deleteDelayMs: config.deleteDelayMs,
@@ -48,7 +50,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       return EXIT.error;
     }
     io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
-    await saveIfAsked(config.out, { result, desired, baseUrl, prune, force: config.force }, io);
+    await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
     return exitCode(config, result, io);
   } finally {
     await client.close();
@@ -68,6 +70,17 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
 
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
 function checkPlanOptions(config: Config): void {
+  if (config.out !== undefined) {
+    const target = resolve(config.out);
+    for (const [what, path] of [
+      ['the manifest', config.manifest],
+      ['the state file', config.stateFile],
+    ] as const) {
+      if (target === resolve(path)) {
+        throw new UsageError(`--out ${config.out}: that is ${what}; save the plan to a file of its own`);
+      }
+    }
+  }
   if (config.out !== undefined && !config.dryRun) {
     throw new UsageError(
       '--out: only with --dry-run (it saves the plan for review); to apply a saved plan, use --plan FILE',
@@ -88,6 +101,7 @@ interface SaveContext {
   result: ReconcileResult;
   desired: DesiredState;
   baseUrl: string;
+  secret: string;
   prune: boolean;
   force: boolean;
 }
@@ -99,7 +113,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     io.stderr.write(`The plan was not saved to ${path}: it would be refused; add --force to save it.\n`);
     return;
   }
-  const { result, desired, baseUrl, prune, force } = context;
+  const { result, desired, baseUrl, secret, prune, force } = context;
   const file = buildSavedPlan({
     plan: result.plan,
     desired,
@@ -109,11 +123,14 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     prune,
     force,
     salt: newSalt(),
+    secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
-  });
+  await writeSavedPlan(path, file, (text) => io.redactor.redact(text)).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
+    },
+  );
   // stderr: stdout carries the plan, possibly as JSON for a machine.
   io.stderr.write(`Saved the plan to ${path}; apply exactly it with: websites-sync --once --plan ${path}\n`);
 }

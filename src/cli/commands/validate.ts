@@ -5,7 +5,7 @@ import { loadOrExit } from '../load.js';
 
 /** Offline: no base URL, no key, no request. */
 export async function runValidate(config: Config, io: Io): Promise<number> {
-  const { desired, warnings } = await loadOrExit(config.manifest, io.env, io.stderr);
+  const { desired, warnings } = await loadOrExit(config.manifest, io);
   for (const warning of warnings) io.stderr.write(`${warning}\n`);
   io.stdout.write(
     `${config.manifest}: valid, ${desired.websites.length} website(s)${warnings.length ? `, ${warnings.length} warning(s)` : ''}.\n`,

@@ -1,0 +1,54 @@
+// How the service itself treats a domain, from its public code: what it stores for what a client
+// sends, and which names its validation accepts. The client predicts the stored form with these, and
+// the simulator answers with them, so the two cannot drift apart.
+
+const SCHEMES = /https?:\/\//g;
+
+/**
+ * The domain the service stores for `raw` (after its middleware trimmed it): lower-cased, every
+ * `http://` and `https://` removed wherever it stands, then, only if the result starts with `www.`,
+ * every `www.` in it removed (`www.shop.www.example.net` → `shop.example.net`).
+ */
+export function serviceStoredDomain(raw: string): string {
+  const domain = raw.toLowerCase().replace(SCHEMES, '');
+  return domain.startsWith('www.') ? domain.replaceAll('www.', '') : domain;
+}
+
+const IPV4_PATTERN = /^((25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(\.|$)){4}$/;
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * The service's domain rule, `^(?!:\/\/)(?=.{1,255}$)((.{1,63}\.){1,127}(?![0-9]*$)[a-z0-9-]+\.?)$`
+ * or an IPv4 address. Evaluated without the regex: `(.{1,63}\.){1,127}` backtracks exponentially in
+ * JavaScript on dotted input that fails late (PHP merely hits its backtrack limit and rejects).
+ */
+export function serviceAcceptsDomain(value: string): boolean {
+  if (IPV4_PATTERN.test(value)) return true;
+  if (value.length < 1 || value.length > 255 || LINE_TERMINATOR.test(value) || value.startsWith('://')) {
+    return false;
+  }
+  const body = value.endsWith('.') ? value.slice(0, -1) : value;
+  const lastDot = body.lastIndexOf('.');
+  if (lastDot < 0) return false;
+  const tld = body.slice(lastDot + 1);
+  if (!/^[a-z0-9-]+$/i.test(tld)) return false;
+  if (body === value && /^[0-9]+$/.test(tld)) return false;
+  return fitsLabelGroups(body.slice(0, lastDot + 1));
+}
+
+/** Whether `prefix` (ending with a dot) splits into 1..127 groups of 1..63 characters plus a dot. */
+function fitsLabelGroups(prefix: string): boolean {
+  // fewest[i]: fewest groups covering prefix[0, i), or undefined when no split reaches i.
+  const fewest: Array<number | undefined> = [0];
+  for (let end = 0; end < prefix.length; end++) {
+    if (prefix[end] !== '.') continue;
+    let best: number | undefined;
+    for (let start = Math.max(0, end - 63); start < end; start++) {
+      const before = fewest[start];
+      if (before !== undefined && (best === undefined || before + 1 < best)) best = before + 1;
+    }
+    fewest[end + 1] = best;
+  }
+  const groups = fewest[prefix.length];
+  return groups !== undefined && groups <= 127;
+}

@@ -1,0 +1,56 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// Domains as the service really stores them (issue 11, facts 1 and 2), from the built CLI.
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  simulator = await startSimulator({ websites: [{ domain: 'under_score.example.com', privacy: 0 }] });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-domains-'));
+  env = toolEnv(simulator, dir);
+});
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+describe('domains the service canonicalises and accepts', () => {
+  it('creates www.shop.www.example.net as the service stores it, then converges', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: www.shop.www.example.net\n  - domain: under_score.example.com\n    privacy: public\n',
+    );
+    const plan = await runCli(['--once', '--dry-run'], env);
+    expect(plan.stdout).toContain('+ shop.example.net');
+    expect(plan.stdout).toContain('the service stores www.shop.www.example.net as shop.example.net');
+
+    const apply = await runCli(['--once'], env);
+    expect(apply.code).toBe(0);
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('shop.example.net');
+
+    simulator.clearRequests();
+    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(again.code).toBe(0);
+    expect(simulator.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('round-trips a website with an underscore: export, validate, then a plan with no change', async () => {
+    const manifest = join(dir, 'websites.yaml');
+    const exported = await runCli(['export', '-o', manifest], env);
+    expect(exported.code).toBe(0);
+
+    const validate = await runCli(['validate'], env);
+    expect(validate.code).toBe(0);
+    expect(validate.stdout + validate.stderr).toContain('unusual label "under_score"');
+
+    await runCli(['--once'], env); // write-only fields are sent once
+    const plan = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(plan.code).toBe(0);
+  });
+});

@@ -1,0 +1,98 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/model/index.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// Secrets stay secret whatever the service echoes back (issue 10 §4): one redactor knows the key and
+// every password, and every output of the tool passes through it.
+const KEY = 'secret-api-key-5d1e9';
+const PASSWORD = 'pa"ss wörd&=1';
+
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  simulator = await startSimulator({ apiKey: KEY });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-secrets-'));
+  await writeFile(
+    join(dir, 'websites.yaml'),
+    'version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: ${SHOP_PASSWORD}\n',
+  );
+  env = { ...toolEnv(simulator, dir), SHOP_PASSWORD: PASSWORD, WEBSITES_SYNC_LOG_LEVEL: 'debug' };
+});
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+async function everythingWritten(...outputs: string[]): Promise<string> {
+  const files = await readdir(dir);
+  const contents = await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')));
+  return [...outputs, ...contents].join('\n');
+}
+
+function expectNoSecret(text: string): void {
+  for (const secret of [KEY, PASSWORD, JSON.stringify(PASSWORD).slice(1, -1), encodeURIComponent(PASSWORD)]) {
+    expect(text).not.toContain(secret);
+  }
+  expect(text).not.toContain(new URLSearchParams({ p: PASSWORD }).toString().slice(2));
+}
+
+describe('secrets the service echoes', () => {
+  it('a 422 quoting the password: reported, with the password masked in output and logs', async () => {
+    simulator.setFaults({ script: ['none', 'echo-422'] });
+    const run = await runCli(['--once'], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain('The password "[redacted]" is not valid.');
+    expectNoSecret(await everythingWritten(run.stdout, run.stderr));
+  });
+
+  it('an HTML error page repeating the Authorization header and the body: masked', async () => {
+    simulator.setFaults({
+      script: ['echo-html', 'echo-html', 'echo-html', 'echo-html', 'echo-html', 'echo-html'],
+    });
+    const run = await runCli(['--once', '--dry-run'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Bearer [redacted]');
+    expectNoSecret(await everythingWritten(run.stdout, run.stderr));
+  });
+
+  it('a saved plan and an export hold no secret', async () => {
+    const saved = await runCli(['--once', '--dry-run', '--out', join(dir, 'plan.json')], env);
+    expect(saved.code).toBe(0);
+    await runCli(['--once'], env);
+    const exported = await runCli(['export', '-o', join(dir, 'exported.yaml')], env);
+    expect(exported.code).toBe(0);
+    expectNoSecret(await everythingWritten(saved.stdout, saved.stderr, exported.stdout, exported.stderr));
+  });
+});
+
+describe('a base URL with credentials', () => {
+  it('is refused before anything is sent, stored or shown', async () => {
+    const url = simulator.url.replace('http://', 'http://admin:url-secret-77@');
+    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_BASE_URL: url });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /--base-url: "http:\/\/127\.0\.0\.1:\d+" carries credentials \(user:password@\)/,
+    );
+    const written = await everythingWritten(run.stdout, run.stderr);
+    expect(written).not.toContain('url-secret-77');
+    expect(written).not.toContain('admin');
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
+describe('Redactor', () => {
+  it('masks every spelling of a secret and leaves short values alone', () => {
+    const redactor = new Redactor();
+    redactor.add('a"b c&d');
+    redactor.add('abc');
+    expect(redactor.redact('raw a"b c&d json a\\"b c&d url a%22b%20c%26d form a%22b+c%26d abc')).toBe(
+      'raw [redacted] json [redacted] url [redacted] form [redacted] abc',
+    );
+  });
+});

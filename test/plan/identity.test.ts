@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalPattern, storedKey, websiteKey } from '../../src/model/index.js';
+import { checkDeleteGuard, computePlan } from '../../src/plan/index.js';
+import { emptyState } from '../../src/state/index.js';
+import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
+
+// One identity for every domain comparison (issue 10 §1): ignore patterns, listed domains and records
+// all go through the kernel, so a protection written in any spelling protects.
+const state = () => emptyState('https://stats.example.com');
+
+describe('canonicalPattern', () => {
+  it.each([
+    ['bücher.example', 'xn--bcher-kva.example'],
+    ['www.legacy.example.com', 'legacy.example.com'],
+    ['dot.example.com.', 'dot.example.com'],
+    ['https://scheme.example.com', 'scheme.example.com'],
+    ['HTTPS://Scheme.Example.com/path', 'scheme.example.com'],
+    ['*.Staging.example.com', '*.staging.example.com'],
+    ['shop?.example.com', 'shop?.example.com'],
+    ['www.*.example.com', '*.example.com'],
+    ['*.bücher.example', '*.xn--bcher-kva.example'],
+  ])('%s → %s', (pattern, canonical) => {
+    expect(canonicalPattern(pattern)).toBe(canonical);
+  });
+});
+
+describe('record identity', () => {
+  it('keeps a leading www. of a stored record, and knows what the service would store today', () => {
+    expect(websiteKey('WWW.Legacy.Example.com.')).toBe('www.legacy.example.com');
+    expect(storedKey('www.legacy.example.com')).toBe('legacy.example.com');
+    expect(websiteKey('Bücher.example')).toBe('xn--bcher-kva.example');
+  });
+});
+
+describe('ignore patterns protect in every spelling', () => {
+  it.each([
+    ['bücher.example', 'xn--bcher-kva.example'],
+    ['www.legacy.example.com', 'legacy.example.com'],
+    ['legacy.example.com', 'www.legacy.example.com'],
+    ['dot.example.com.', 'dot.example.com'],
+    ['https://scheme.example.com', 'scheme.example.com'],
+    ['*.EXAMPLE.org', 'a.example.org'],
+  ])('pattern %j keeps %s from prune', (pattern, domain) => {
+    const plan = computePlan({
+      desired: desiredState([desiredSite('kept.example.com')], { ignore: [pattern], prune: true }),
+      current: [remoteSite(1, 'kept.example.com'), remoteSite(2, domain)],
+      state: state(),
+      prune: true,
+    });
+    expect(plan.changes.filter((c) => c.kind === 'delete')).toEqual([]);
+    expect(plan.ignored).toEqual([domain]);
+  });
+
+  it('warns about a pattern that matches no website of the account', () => {
+    const plan = computePlan({
+      desired: desiredState([desiredSite('a.example.com')], {
+        ignore: ['legacy.exmaple.com', 'b.example.com'],
+      }),
+      current: [remoteSite(1, 'a.example.com'), remoteSite(2, 'b.example.com')],
+      state: state(),
+      prune: false,
+    });
+    expect(plan.warnings).toEqual([
+      'ignore pattern "legacy.exmaple.com" (ignore[0]) matches no website of the account and no listed domain; check it for a typo',
+    ]);
+  });
+});
+
+describe('records stored before the www. rule', () => {
+  it.each([
+    ['as written', desiredSite('legacy.example.com', { writtenDomain: 'www.legacy.example.com' })],
+    ['under the name the service would store today', desiredSite('legacy.example.com')],
+  ])('are matched %s, not created again', (_, website) => {
+    const plan = computePlan({
+      desired: desiredState([website], { prune: true }),
+      current: [remoteSite(7, 'www.legacy.example.com', { email: true })],
+      state: state(),
+      prune: true,
+    });
+    expect(plan.changes.map((c) => [c.kind, 'id' in c && c.id])).toEqual([['update', 7]]);
+  });
+
+  it('prefers the record stored exactly as the service would store the entry', () => {
+    const plan = computePlan({
+      desired: desiredState([desiredSite('a.example.com', { writtenDomain: 'www.a.example.com' })]),
+      current: [remoteSite(1, 'www.a.example.com'), remoteSite(2, 'a.example.com')],
+      state: state(),
+      prune: false,
+    });
+    expect(plan.unmanaged).toEqual(['www.a.example.com']);
+  });
+});
+
+describe('the mass-delete guard counts the websites the tool manages', () => {
+  it('8 websites, 2 ignored, 2 to delete: 2 of 6 is over 25%', () => {
+    const current = Array.from({ length: 8 }, (_, i) => remoteSite(i + 1, `s${i + 1}.example.com`));
+    const kept = current.slice(0, 4).map((r) => desiredSite(r.domain));
+    const desired = desiredState(kept, { ignore: ['s7.example.com', 's8.example.com'], prune: true });
+    const plan = computePlan({ desired, current, state: state(), prune: true });
+    expect(plan.changes.filter((c) => c.kind === 'delete')).toHaveLength(2);
+    expect(checkDeleteGuard({ plan, websitesEmpty: false })).toMatch(/2 of 6 managed websites \(33\.33%\)/);
+  });
+});

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadState, lockState } from '../../src/state/index.js';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'ws-lock-'));
+}
+
+describe('the state lock (one run at a time per state file)', () => {
+  it('refuses a second run while the first holds it, naming its pid, and frees it on release', async () => {
+    const path = join(await tempDir(), 'state.json');
+    const first = await lockState(path);
+    await expect(lockState(path, { waitMs: 0 })).rejects.toThrow(
+      `another run (pid ${process.pid}) holds ${path}; wait for it to finish`,
+    );
+    await first.release();
+    const second = await lockState(path, { waitMs: 0 });
+    await second.release();
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const path = join(await tempDir(), 'state.json');
+    const child = spawn(process.execPath, ['-e', '0']);
+    const pid = child.pid!;
+    await new Promise((done) => child.on('exit', done));
+    await writeFile(`${path}.lock`, `${pid}\n`);
+    const lock = await lockState(path, { waitMs: 0 });
+    expect(await readFile(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    await lock.release();
+  });
+
+  it('refuses a state path that is a directory, before anything is sent', async () => {
+    const path = join(await tempDir(), 'state.json');
+    await mkdir(path);
+    await expect(lockState(path)).rejects.toThrow(/state file .* is a directory; point --state-file/);
+  });
+});
+
+describe('a state file with one malformed entry', () => {
+  it('keeps the valid entries and treats the malformed one as unknown', async () => {
+    const path = join(await tempDir(), 'state.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        version: 1,
+        base_url: 'https://stats.example.com',
+        salt: '0123456789abcdef0123',
+        websites: {
+          1: { domain: 'a.example.com', fingerprints: null },
+          2: { domain: 'b.example.com', fingerprints: { exclude_params: 'x' } },
+          3: { domain: 'c.example.com', fingerprints: {}, normalised: { email: 'oops' } },
+          4: 'nonsense',
+        },
+      }),
+    );
+    const { state, discarded } = await loadState(path, 'https://stats.example.com', 'secret');
+    expect(discarded).toBeUndefined();
+    expect(Object.keys(state.websites)).toEqual(['2']);
+  });
+});
