@@ -5,7 +5,7 @@
 import pino from 'pino';
 import { Daemon, DaemonMetrics } from '../dist/daemon/index.js';
 import { connectService as connect } from '../dist/service/index.js';
-import { API_KEY, PASSWORD_ENV } from './lib/fixtures.mjs';
+import { API_KEY, PASSWORD_ENV, SECRET } from './lib/fixtures.mjs';
 
 const { url, manifest, state, runs, checkpoint } = JSON.parse(process.argv[2]);
 const metrics = new DaemonMetrics();
@@ -22,6 +22,7 @@ const daemon = new Daemon({
   env: PASSWORD_ENV,
   service: client.service,
   baseUrl: url,
+  secret: SECRET,
   statePath: state,
   prune: false,
   force: false,

@@ -5,7 +5,7 @@ import { loadManifest } from '../dist/manifest/index.js';
 import { computePlan } from '../dist/plan/index.js';
 import { connectService as connect } from '../dist/service/index.js';
 import { loadState } from '../dist/state/index.js';
-import { API_KEY, PASSWORD_ENV } from './lib/fixtures.mjs';
+import { API_KEY, PASSWORD_ENV, SECRET } from './lib/fixtures.mjs';
 
 const { url, manifest, state } = JSON.parse(process.argv[2]);
 const phases = {};
@@ -28,7 +28,7 @@ const client = connect({
   concurrency: 8,
 });
 const { desired } = await measure('manifest', () => loadManifest(manifest, PASSWORD_ENV));
-const loaded = await measure('state', () => loadState(state, url));
+const loaded = await measure('state', () => loadState(state, url, SECRET));
 const current = await measure('listing', () => client.service.listWebsites());
 const plan = await measure('plan', () =>
   computePlan({ desired, current, state: loaded.state, prune: false }),

@@ -1,8 +1,11 @@
 // Deterministic accounts for the benchmark: the same index always yields the same website, so the
 // simulator's seed, the manifest and the state file describe one converged account.
+import { createHash } from 'node:crypto';
 import { emptyState, recordApplied, saveState } from '../../dist/state/index.js';
 
 export const API_KEY = 'bench-key';
+/** The fingerprints' key the CLI derives from the API key (src/cli/connect.ts does the same). */
+export const SECRET = createHash('sha256').update(`websites-sync\0${API_KEY}`).digest('base64url');
 /** Interpolated into the manifest as ${BENCH_SITE_PASSWORD}, as a real deployment would. */
 export const SITE_PASSWORD = 'bench-secret-1';
 export const PASSWORD_ENV = { BENCH_SITE_PASSWORD: SITE_PASSWORD };
@@ -61,7 +64,7 @@ export function manifestOf(sites) {
  * once, and the plan would not be the converged one the scenario measures.
  */
 export async function writeConvergedState(path, baseUrl, sites) {
-  const state = emptyState(baseUrl);
+  const state = emptyState(baseUrl, SECRET);
   sites.forEach((site, i) => {
     const ref = { id: i + 1, domain: site.domain };
     recordApplied(state, ref, 'exclude_params', [...(site.exclude_params ?? [])].sort());
