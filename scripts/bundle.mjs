@@ -30,6 +30,8 @@ await build({
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
+  // Only the part of undici the service client uses (see undici-lite.cjs).
+  alias: { undici: fileURLToPath(new URL('./undici-lite.cjs', import.meta.url)) },
   logLevel: 'warning',
 });
 // Installed as the `websites-sync` command, it runs through its shebang.

@@ -1,0 +1,15 @@
+// What the CLI bundle gets for `import ... from 'undici'` (scripts/bundle.mjs aliases it here): the
+// parts src/service/http.ts uses (Agent, the retry interceptor, Dispatcher#request), without the
+// index's fetch, WebSocket, EventSource, mocks, proxies and caches, which a run would load and
+// evaluate for nothing at every start. The tsc build and the tests' library imports use undici whole.
+const Dispatcher = require('../node_modules/undici/lib/dispatcher/dispatcher');
+const api = require('../node_modules/undici/lib/api');
+
+// What undici's index does to give every dispatcher request(), stream(), pipeline()…
+Object.assign(Dispatcher.prototype, api);
+
+module.exports = {
+  Dispatcher,
+  Agent: require('../node_modules/undici/lib/dispatcher/agent'),
+  interceptors: { retry: require('../node_modules/undici/lib/interceptor/retry') },
+};
