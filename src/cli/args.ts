@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
@@ -184,11 +183,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
 /** Zero is allowed (deletes at once, as without a delay), unlike the other durations. */
 function parseDeleteDelay(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
-  const ms = parseDurationMs(text);
-  if (ms === undefined) {
-    throw new UsageError(`--delete-delay: "${text}" is not a duration; use e.g. 24h, 30m, 1h30m or 0`);
-  }
-  return ms;
+  return parseDuration(text, '--delete-delay');
 }
 
 function parseConcurrency(text: string | undefined): number {

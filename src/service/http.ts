@@ -68,9 +68,11 @@ export class HttpTransport {
       connect: { timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).
+      maxResponseSize: MAX_RESPONSE_BYTES,
     });
     this.#dispatcher = this.#agent.compose(
-      attemptInterceptor(hooks),
+      attemptInterceptor(hooks, options.timeoutMs),
       interceptors.retry({
         retry: createRetryPolicy(tuning),
         maxRetries: tuning.maxRetries,
@@ -196,10 +198,14 @@ function fieldErrorsOf(body: unknown): Record<string, string[]> {
   return out;
 }
 
+/** The largest answer read; anything longer is hostile or broken. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 const TIMEOUT_REASONS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'could not connect',
   UND_ERR_HEADERS_TIMEOUT: 'no response',
   UND_ERR_BODY_TIMEOUT: 'the response stalled',
+  WS_BODY_DEADLINE: 'the whole response did not arrive',
 };
 
 /** Says which timeout expired, in terms of `--timeout`, rather than undici's class name. */
@@ -207,5 +213,8 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
   const code = (cause as { code?: unknown } | null)?.code;
   const timeout = typeof code === 'string' ? TIMEOUT_REASONS[code] : undefined;
   if (timeout) return `${timeout} within ${timeoutMs / 1000}s; see --timeout`;
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return `the answer was longer than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it`;
+  }
   return cause instanceof Error ? cause.message : String(cause);
 }

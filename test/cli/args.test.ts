@@ -65,6 +65,17 @@ describe('parseDuration', () => {
     ['1h30m', 5_400_000],
     ['250ms', 250],
   ])('%s is %d ms', (text, ms) => {
-    expect(parseDuration(text, '--interval')).toBe(ms);
+    expect(parseDuration(text, '--delete-delay')).toBe(ms);
+  });
+
+  // A timer longer than 2^31-1 ms overflows and fires every millisecond (1,300 list requests in 5 s).
+  it.each([
+    ['720h', '--interval', '"720h" is out of range; use a duration from 1s to 7d'],
+    ['10ms', '--interval', '"10ms" is out of range; use a duration from 1s to 7d'],
+    ['30d', '--timeout', '"30d" is out of range; use a duration from 100ms to 600s'],
+    ['0', '--timeout', '"0" is out of range; use a duration from 100ms to 600s'],
+    ['soon', '--interval', '"soon" is not a duration'],
+  ] as const)('refuses %s for %s', (text, option, message) => {
+    expect(() => parseDuration(text, option)).toThrow(`${option}: ${message}`);
   });
 });

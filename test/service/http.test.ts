@@ -128,7 +128,11 @@ describe('a body that stalls after the headers', () => {
     cleanups.push(() => http.close());
     await expect(http.request('GET', LIST)).resolves.toEqual({ status: 200, body: { data: [] } });
     expect(served).toBe(2);
-    expect(attempts.map((a) => a.error?.message ?? a.status)).toEqual(['Body Timeout Error', 200]);
+    // The gap between chunks and the whole-body deadline expire together here; either one retries.
+    expect(attempts.map((a) => a.error?.message ?? a.status)).toEqual([
+      expect.stringMatching(/^(Body Timeout Error|the whole response did not arrive)$/),
+      200,
+    ]);
   });
 });
 
