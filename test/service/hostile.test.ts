@@ -110,3 +110,49 @@ describe('bodies that never end', () => {
     await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
   });
 });
+
+describe('ids are opaque', () => {
+  it('lists, updates and deletes websites whose ids are not numbers', async () => {
+    const records = [
+      { ...record(1), id: 'w_7f3a' },
+      { ...record(2), id: '0b8e-4c1d' },
+    ];
+    const seen: string[] = [];
+    const { service } = await fake((req, res) => {
+      seen.push(`${req.method} ${req.url?.split('?')[0]}`);
+      if (req.method === 'GET') json(res, { data: records, current_page: 1, last_page: 1, total: 2 });
+      else json(res, { data: { ...records[0], email: 1 }, id: 'w_7f3a', deleted: true });
+    });
+    const listed = await service.listWebsites();
+    expect(listed.map((r) => r.id)).toEqual(['w_7f3a', '0b8e-4c1d']);
+    await service.updateWebsite('w_7f3a', { email: true });
+    await service.deleteWebsite('0b8e-4c1d');
+    expect(seen.slice(1)).toEqual(['PATCH /api/v1/websites/w_7f3a', 'DELETE /api/v1/websites/0b8e-4c1d']);
+  });
+});
+
+describe('redirects say where they pointed', () => {
+  it.each([
+    [
+      301,
+      'https://elsewhere.example.net/api/v1/websites',
+      /answered 301 redirecting to https:\/\/elsewhere\.example\.net\/api\/v1\/websites on another host .*; redirects are not followed/,
+    ],
+    [
+      302,
+      '/dashboard',
+      /answered 302 redirecting to http:\/\/127\.0\.0\.1:\d+\/dashboard; redirects are not followed/,
+    ],
+  ])('a %i to %s is not "the API key was not accepted"', async (status, location, message) => {
+    const { service, requests } = await fake((_req, res) => {
+      res.writeHead(status, { location });
+      res.end();
+    });
+    const error = await service.listWebsites().catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toMatch(/API key was not accepted/);
+    expect(error?.constructor.name).toBe('ServiceError');
+    expect(requests()).toBe(1);
+  });
+});

@@ -158,7 +158,7 @@ describe('answers that are not what the API promises', () => {
     const error = await http.request('GET', LIST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).message).toMatch(
-      /redirected GET \/api\/v1\/websites to a login page \(302\)/,
+      /redirected GET \/api\/v1\/websites to its login page \(302\)/,
     );
     expect(simulator.requests).toHaveLength(1);
   });
