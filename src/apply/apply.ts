@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
+import type { WebsiteId } from '../model/index.js';
 import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
 import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
 import { forgetWebsite, isProtected, type StateData } from '../state/index.js';
@@ -18,7 +19,7 @@ export type OutcomeResult =
 export interface Outcome {
   action: Change['kind'];
   domain: string;
-  id: number | undefined;
+  id: WebsiteId | undefined;
   result: OutcomeResult;
   /** The service's message, for failures. */
   error?: string;
@@ -104,7 +105,7 @@ async function applyUpdate(change: UpdateChange, { service, state, logger }: App
   return outcomeOf(change, 'updated', record.id);
 }
 
-function outcomeOf(change: Change, result: OutcomeResult, id: number | undefined): Outcome {
+function outcomeOf(change: Change, result: OutcomeResult, id: WebsiteId | undefined): Outcome {
   return { action: change.kind, domain: change.domain, id, result };
 }
 

@@ -4,6 +4,7 @@ import {
   SERVICE_CREATE_DEFAULTS,
   SETTING_FIELDS,
   sameValue,
+  type WebsiteId,
   type WebsiteWrite,
 } from '../model/index.js';
 import type { CreateChange } from '../plan/index.js';
@@ -24,7 +25,7 @@ export interface CreateContext {
   logger: Logger;
 }
 
-export type CreateResult = { result: 'created' | 'adopted'; id: number };
+export type CreateResult = { result: 'created' | 'adopted'; id: WebsiteId };
 
 /** Creates the website, or adopts it when it turns out to be on the account already. */
 export async function createWebsite(change: CreateChange, context: CreateContext): Promise<CreateResult> {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
-import { parseDurationMs } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
@@ -14,7 +13,10 @@ export interface Config {
   command: Command;
   manifest: string;
   baseUrl: string | undefined;
+  /** WEBSITES_SYNC_API_KEY, as given (the file, when one is named, is read only by commands that connect). */
   apiKey: string | undefined;
+  /** `--api-key-file` / WEBSITES_SYNC_API_KEY_FILE; it wins over WEBSITES_SYNC_API_KEY. */
+  apiKeyFile: string | undefined;
   stateFile: string;
   concurrency: number;
   intervalMs: number;
@@ -121,6 +123,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     manifest: env.WEBSITES_SYNC_MANIFEST || './websites.yaml',
     baseUrl: env.WEBSITES_SYNC_BASE_URL || undefined,
     apiKey: undefined,
+    apiKeyFile: undefined,
     stateFile: env.WEBSITES_SYNC_STATE_FILE || './.websites-sync-state.json',
     concurrency: 4,
     intervalMs: 5 * 60_000,
@@ -160,7 +163,8 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     command,
     manifest: v.manifest ?? base.manifest,
     baseUrl: v['base-url'] ?? base.baseUrl,
-    apiKey: readApiKey(v['api-key-file'] ?? env.WEBSITES_SYNC_API_KEY_FILE, env),
+    apiKey: env.WEBSITES_SYNC_API_KEY?.trim() || undefined,
+    apiKeyFile: v['api-key-file'] ?? (env.WEBSITES_SYNC_API_KEY_FILE || undefined),
     stateFile: v['state-file'] ?? base.stateFile,
     concurrency: parseConcurrency(v.concurrency ?? env.WEBSITES_SYNC_CONCURRENCY),
     intervalMs: interval ? parseDuration(interval, '--interval') : base.intervalMs,
@@ -184,11 +188,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
 /** Zero is allowed (deletes at once, as without a delay), unlike the other durations. */
 function parseDeleteDelay(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
-  const ms = parseDurationMs(text);
-  if (ms === undefined) {
-    throw new UsageError(`--delete-delay: "${text}" is not a duration; use e.g. 24h, 30m, 1h30m or 0`);
-  }
-  return ms;
+  return parseDuration(text, '--delete-delay');
 }
 
 function parseConcurrency(text: string | undefined): number {
@@ -200,22 +200,45 @@ function parseConcurrency(text: string | undefined): number {
   return n;
 }
 
-function readApiKey(file: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (file) {
-    try {
-      const key = readFileSync(file, 'utf8').trim();
-      if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
-      return key;
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
-    }
+/** The key file's one line; anything else would travel as a broken header and fail obscurely. */
+function readKeyFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
   }
-  return env.WEBSITES_SYNC_API_KEY?.trim() || undefined;
+  const key = text.trim();
+  if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
+  checkKey(key, `--api-key-file: ${file}`);
+  return key;
+}
+
+function checkKey(key: string, where: string): void {
+  const lines = key.split(/\r?\n/).length;
+  if (lines > 1) {
+    throw new UsageError(`${where} holds ${lines} lines; it must hold only the API key, on one line`);
+  }
+  if (/\s/.test(key))
+    throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
+}
+
+/** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
+function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string } {
+  if (config.apiKeyFile) {
+    const apiKey = readKeyFile(config.apiKeyFile);
+    if (!config.apiKey) return { apiKey };
+    return {
+      apiKey,
+      notice: `both WEBSITES_SYNC_API_KEY and the key file ${config.apiKeyFile} are set; the key file wins`,
+    };
+  }
+  if (config.apiKey) checkKey(config.apiKey, 'WEBSITES_SYNC_API_KEY');
+  return { apiKey: config.apiKey };
 }
 
 /** The base URL and key a command that talks to the service needs, checked. */
-export function requireService(config: Config): { baseUrl: string; apiKey: string } {
+export function requireService(config: Config): { baseUrl: string; apiKey: string; notice?: string } {
   if (!config.baseUrl) {
     throw new UsageError(
       '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
@@ -243,12 +266,14 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
       `--base-url: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
     );
   }
-  if (!config.apiKey) {
+  const { apiKey, notice } = apiKeyOf(config);
+  if (!apiKey) {
     throw new UsageError(
       'no API key: set WEBSITES_SYNC_API_KEY, or use --api-key-file PATH (WEBSITES_SYNC_API_KEY_FILE)',
     );
   }
-  return { baseUrl: url.href.replace(/\/+$/, ''), apiKey: config.apiKey };
+  const baseUrl = url.href.replace(/\/+$/, '');
+  return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
 }
 
 function isLoopback(hostname: string): boolean {

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import { type AttemptHooks, connectService } from '../service/index.js';
 import { type Config, requireService } from './args.js';
+import type { Io } from './io.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
-export function connectFromConfig(config: Config, hooks?: AttemptHooks) {
-  const { baseUrl, apiKey } = requireService(config);
+export function connectFromConfig(config: Config, io: Io, hooks?: AttemptHooks) {
+  const { baseUrl, apiKey, notice } = requireService(config);
+  io.redactor.add(apiKey);
+  if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
   const client = connectService({
     baseUrl,
     apiKey,

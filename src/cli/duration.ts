@@ -1,16 +1,39 @@
+import { parseDurationMs } from '../model/index.js';
 import { UsageError } from './errors.js';
 
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** The longest delay a Node.js timer holds; a longer one overflows and fires at once, again and again. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** "500ms", "30s", "5m", "1h30m" → milliseconds. */
-export function parseDuration(text: string, option: string): number {
-  const trimmed = text.trim();
-  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  const consumed = parts.map((p) => p[0]).join('');
-  if (parts.length === 0 || consumed !== trimmed) {
+export interface DurationBounds {
+  minMs: number;
+  maxMs: number;
+}
+
+/** Each duration option's sane range: a run every millisecond, or a timer that overflows, is refused. */
+export const DURATION_BOUNDS = {
+  '--interval': { minMs: 1_000, maxMs: 7 * 86_400_000 },
+  '--timeout': { minMs: 100, maxMs: 600_000 },
+  '--delete-delay': { minMs: 0, maxMs: 365 * 86_400_000 },
+} as const satisfies Record<string, DurationBounds>;
+
+/** "500ms", "30s", "5m", "1h30m", "7d" → milliseconds, within the option's bounds. */
+export function parseDuration(text: string, option: keyof typeof DURATION_BOUNDS): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined) {
     throw new UsageError(`${option}: "${text}" is not a duration; use e.g. 30s, 5m, 1h30m or 500ms`);
   }
-  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * (UNITS[unit ?? 's'] ?? 0), 0);
-  if (ms <= 0) throw new UsageError(`${option}: the duration must be greater than zero`);
+  const { minMs, maxMs } = DURATION_BOUNDS[option];
+  if (ms < minMs || ms > maxMs) {
+    throw new UsageError(
+      `${option}: "${text}" is out of range; use a duration from ${show(minMs)} to ${show(maxMs)}`,
+    );
+  }
   return ms;
+}
+
+function show(ms: number): string {
+  if (ms === 0) return '0';
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
 }

@@ -14,7 +14,6 @@ import { VERSION } from './version.js';
 export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const config = parseConfig(argv, io.env);
-    io.redactor.add(config.apiKey);
     switch (config.command) {
       case 'help':
         io.stdout.write(HELP);

@@ -27,6 +27,12 @@ export class ManifestWatcher {
   readonly #timers: Timers;
   readonly #file: string;
   #watcher: FSWatcher | undefined;
+  /** The inode of the directory `#watcher` watches: another one means it was deleted and recreated. */
+  #watchedIno: number | undefined;
+  /** Watches the directory's parent, to see the directory itself vanish and come back. */
+  #parent: FSWatcher | undefined;
+  #rearming: Promise<void> = Promise.resolve();
+  #started = false;
   #debounce: unknown;
   #hash: string | undefined;
   #checking: Promise<void> = Promise.resolve();
@@ -39,17 +45,56 @@ export class ManifestWatcher {
     this.#file = resolve(options.file);
   }
 
-  /** Takes the current content as the baseline, then resolves once the watcher is in place. */
+  /** Takes the current content as the baseline, then resolves once the watchers are in place. */
   async start(): Promise<void> {
     this.#hash = (await readContent(this.#file)).hash;
     const directory = dirname(this.#file);
-    if (!(await isDirectory(directory))) {
+    if ((await inodeOf(directory)) === undefined) {
       this.#options.logger.warn(
         { stage: 'watch', directory },
-        'the manifest directory does not exist; once created, it is read at the next interval or SIGHUP',
+        'the manifest directory does not exist; it is watched from the moment it is created',
       );
     }
     if (this.#closed) return;
+    this.#parent = watch(dirname(directory), { ignoreInitial: true, depth: 0, followSymlinks: false });
+    this.#parent.on('all', (_event, path) => {
+      if (resolve(path) === directory) void this.#rearm();
+    });
+    this.#parent.on('error', () => {});
+    await this.#rearm();
+    this.#started = true;
+  }
+
+  /**
+   * (Re)watches the manifest's directory when it is not watched yet or was deleted and recreated (a
+   * new inode): a watch on a deleted directory is silently dead, and the daemon would never see
+   * another edit.
+   */
+  #rearm(): Promise<void> {
+    // One at a time: two events at once must not both open a watcher.
+    this.#rearming = this.#rearming.then(() => this.#rearmNow());
+    return this.#rearming;
+  }
+
+  async #rearmNow(): Promise<void> {
+    const directory = dirname(this.#file);
+    const ino = await inodeOf(directory);
+    if (this.#closed || ino === undefined || ino === this.#watchedIno) return;
+    const previous = this.#watcher;
+    this.#watchedIno = ino;
+    if (previous) {
+      this.#options.logger.warn(
+        { stage: 'watch', directory },
+        'the manifest directory was recreated; watching it again',
+      );
+      await previous.close();
+    }
+    await this.#watchDirectory(directory);
+    // Whatever happened while nothing watched is looked at now.
+    if (this.#started) this.#poke('rearm', directory);
+  }
+
+  async #watchDirectory(directory: string): Promise<void> {
     const watcher = watch(directory, {
       ignoreInitial: true,
       depth: 0,
@@ -79,6 +124,7 @@ export class ManifestWatcher {
     if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
     this.#debounce = undefined;
     await this.#watcher?.close();
+    await this.#parent?.close();
     await this.#checking;
   }
 
@@ -95,6 +141,7 @@ export class ManifestWatcher {
 
   async #check(): Promise<void> {
     if (this.#closed) return;
+    await this.#rearm();
     const { logger } = this.#options;
     logger.trace({ stage: 'watch' }, 'looking at the manifest');
     const { hash } = await readContent(this.#file);
@@ -109,10 +156,11 @@ export class ManifestWatcher {
   }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+async function inodeOf(directory: string): Promise<number | undefined> {
   try {
-    return (await stat(path)).isDirectory();
+    const info = await stat(directory);
+    return info.isDirectory() ? info.ino : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

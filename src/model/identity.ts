@@ -20,3 +20,11 @@ export function websiteKey(domain: string): string {
 export function storedKey(domain: string): string {
   return serviceStoredDomain(websiteKey(domain));
 }
+
+/** A stable order of ids of either kind: numbers by value first, then strings. */
+export function compareIds(a: number | string, b: number | string): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -4,7 +4,7 @@
 export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
 export { parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';
-export { storedKey, websiteKey } from './identity.js';
+export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';

@@ -96,8 +96,15 @@ export interface DesiredState {
  * A website as the service returned it. A setting is `undefined` when the response did not carry it:
  * that field is write-only for this service and is tracked by fingerprint instead.
  */
+/**
+ * The service's id of a website, opaque: the seed leaves its format open. Integers (and strings of
+ * digits, so one record compares equal however it is spelled) are numbers; anything else is kept as
+ * the string the service sent.
+ */
+export type WebsiteId = number | string;
+
 export interface RemoteWebsite {
-  id: number;
+  id: WebsiteId;
   domain: string;
   privacy?: Privacy;
   email?: boolean;

@@ -1,3 +1,4 @@
+import type { WebsiteId } from '../model/index.js';
 import { KEPT_PROTECTED } from './render-lifecycle.js';
 import { type Change, type Plan, type PlanSummary, type Risk, type Shown, summarise } from './types.js';
 
@@ -8,7 +9,7 @@ export const FORMAT_VERSION = 1;
 
 export interface JsonChange {
   action: Change['kind'];
-  id: number | null;
+  id: WebsiteId | null;
   domain: string;
   fields: Record<string, { from: Shown; to: Shown }>;
   risks: Risk[];
@@ -25,7 +26,7 @@ export interface JsonPlan {
   /** Drift of `observe: true` websites: never applied. */
   observed: JsonChange[];
   /** Deletes held back by `delete_delay`, with when they become due (ISO 8601, UTC). */
-  pending_deletes: Array<{ id: number; domain: string; since: string; due: string }>;
+  pending_deletes: Array<{ id: WebsiteId; domain: string; since: string; due: string }>;
   /** Websites prune would delete, kept because they are protected. */
   protected: Array<{ domain: string; reason: string }>;
 }

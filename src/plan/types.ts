@@ -1,4 +1,4 @@
-import type { WebsiteWrite, WritableField } from '../model/index.js';
+import type { WebsiteId, WebsiteWrite, WritableField } from '../model/index.js';
 import type { LifecycleUpdate } from '../state/index.js';
 
 // The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
@@ -48,14 +48,14 @@ export interface CreateChange extends ChangeBase {
 
 export interface UpdateChange extends ChangeBase {
   kind: 'update';
-  id: number;
+  id: WebsiteId;
   /** Only the fields that differ; never the domain. */
   send: WebsiteWrite;
 }
 
 export interface DeleteChange extends ChangeBase {
   kind: 'delete';
-  id: number;
+  id: WebsiteId;
 }
 
 export type Change = CreateChange | UpdateChange | DeleteChange;
@@ -65,7 +65,7 @@ export const ACTION_ORDER: Record<Change['kind'], number> = { delete: 0, update:
 
 /** A delete that `delete_delay` holds back: shown in plans, not sent until it is due. */
 export interface PendingDelete {
-  id: number;
+  id: WebsiteId;
   domain: string;
   /** ISO 8601: since when every run has planned this delete. */
   since: string;

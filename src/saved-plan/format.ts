@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WebsiteSettings } from '../model/index.js';
+import type { WebsiteId, WebsiteSettings } from '../model/index.js';
 import { type JsonPlan, SENSITIVE } from '../plan/index.js';
 
 // A saved plan (`--out`) is the JSON plan of `--output json`, plus a `saved_plan` section with what it
@@ -13,7 +13,7 @@ export type SavedSend = Partial<WebsiteSettings> & { password?: typeof SENSITIVE
 
 export interface SavedOperation {
   action: 'create' | 'update' | 'delete';
-  id: number | null;
+  id: WebsiteId | null;
   domain: string;
   /** Null for a delete. */
   send: SavedSend | null;
@@ -62,6 +62,7 @@ export interface SavedPlanFile extends JsonPlan {
   saved_plan: SavedPlanMeta;
 }
 
+const websiteId = z.union([z.number().int(), z.string().min(1)]);
 const shown = z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.null()]);
 const writableField = z.enum([
   'privacy',
@@ -105,7 +106,7 @@ const metaSchema = z.object({
   operations: z.array(
     z.object({
       action,
-      id: z.number().int().nullable(),
+      id: websiteId.nullable(),
       domain: z.string(),
       send: sendSchema.nullable(),
     }),
@@ -114,7 +115,7 @@ const metaSchema = z.object({
 
 const changeSchema = z.object({
   action,
-  id: z.number().int().nullable(),
+  id: websiteId.nullable(),
   domain: z.string(),
   fields: z.partialRecord(writableField, z.object({ from: shown, to: shown })),
   risks: z.array(risk),
@@ -139,7 +140,7 @@ const fileSchema = z.object({
   unmanaged: z.array(z.string()),
   observed: z.array(changeSchema).default([]),
   pending_deletes: z
-    .array(z.object({ id: z.number().int(), domain: z.string(), since: z.string(), due: z.string() }))
+    .array(z.object({ id: websiteId, domain: z.string(), since: z.string(), due: z.string() }))
     .default([]),
   protected: z.array(z.object({ domain: z.string(), reason: z.string() })).default([]),
   saved_plan: metaSchema,

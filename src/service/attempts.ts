@@ -26,9 +26,21 @@ export function composeHooks(first: AttemptHooks, second: AttemptHooks): Attempt
   };
 }
 
-export function attemptInterceptor(hooks: AttemptHooks): Dispatcher.DispatcherComposeInterceptor {
+/** Raised when an attempt's whole body did not arrive within the deadline. */
+export class BodyDeadlineError extends Error {
+  readonly code = 'WS_BODY_DEADLINE';
+}
+
+/**
+ * `bodyDeadlineMs`: undici's bodyTimeout bounds only the gap between two chunks, so a body sent a byte
+ * a second would never end; each attempt's whole body gets this deadline from its headers on.
+ */
+export function attemptInterceptor(
+  hooks: AttemptHooks,
+  bodyDeadlineMs: number,
+): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const attempt = new BufferedAttempt(opts, handler, hooks);
+    const attempt = new BufferedAttempt(opts, handler, hooks, bodyDeadlineMs);
     let wait: Promise<void> | undefined;
     try {
       wait = hooks.beforeAttempt?.();
@@ -55,8 +67,17 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   #headers: Headers = {};
   readonly #chunks: Buffer[] = [];
   #reported = false;
+  readonly #deadlineMs: number;
+  #deadline: NodeJS.Timeout | undefined;
+  #expired = false;
 
-  constructor(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler, hooks: AttemptHooks) {
+  constructor(
+    opts: Dispatcher.DispatchOptions,
+    handler: Dispatcher.DispatchHandler,
+    hooks: AttemptHooks,
+    deadlineMs: number,
+  ) {
+    this.#deadlineMs = deadlineMs;
     this.#opts = opts;
     this.#handler = handler;
     this.#hooks = hooks;
@@ -91,11 +112,12 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(
-    _controller: Dispatcher.DispatchController,
+    controller: Dispatcher.DispatchController,
     status: number,
     headers: Headers,
     statusMessage?: string,
   ): void {
+    this.#deadline = setTimeout(() => this.#expire(controller), this.#deadlineMs);
     this.#status = status;
     this.#headers = headers;
     this.#statusMessage = statusMessage ?? '';
@@ -106,6 +128,7 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(_controller: Dispatcher.DispatchController, trailers: Headers): void {
+    clearTimeout(this.#deadline);
     this.#report({ ...this.#info, status: this.#status, headers: this.#headers });
     // The attempt is over: the retry handler may pause or resume it while it decides, which must not
     // touch a connection that has moved on to another request.
@@ -115,7 +138,24 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
     handler.onResponseEnd?.(doneController, trailers);
   }
 
+  /**
+   * The deadline passed: the connection is aborted, and the retry handler above is told of a failed
+   * attempt (not of an abort, which it would never retry), so a slow answer is retried like a stalled one.
+   */
+  #expire(controller: Dispatcher.DispatchController): void {
+    this.#expired = true;
+    controller.abort(new BodyDeadlineError('aborted after the deadline'));
+    this.#forwardError(doneController, new BodyDeadlineError('the whole response did not arrive'));
+  }
+
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    clearTimeout(this.#deadline);
+    // The abort of an expired attempt: its failure was already reported.
+    if (this.#expired) return;
+    this.#forwardError(controller, error);
+  }
+
+  #forwardError(controller: Dispatcher.DispatchController, error: Error): void {
     this.#report({ ...this.#info, status: undefined, headers: {}, error });
     this.#handler.onResponseError?.(controller, error);
   }

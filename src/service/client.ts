@@ -1,4 +1,4 @@
-import { type RemoteWebsite, type WebsiteWrite, websiteKey } from '../model/index.js';
+import { type RemoteWebsite, type WebsiteId, type WebsiteWrite, websiteKey } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
@@ -21,9 +21,9 @@ export interface WebsiteService {
   /** Stores sent for one website at most, each after a lookup found nothing (as many as other retries). */
   readonly storeAttempts?: number;
   createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite>;
-  updateWebsite(id: number, write: WebsiteWrite): Promise<RemoteWebsite>;
+  updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite>;
   /** 'already-gone' when the service answers 404: the goal of a delete is reached either way. */
-  deleteWebsite(id: number): Promise<'deleted' | 'already-gone'>;
+  deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'>;
 }
 
 export interface HttpWebsiteServiceOptions {
@@ -92,15 +92,15 @@ export class HttpWebsiteService implements WebsiteService {
     return this.#record('POST', LIST_PATH, response);
   }
 
-  async updateWebsite(id: number, write: WebsiteWrite): Promise<RemoteWebsite> {
-    const path = `${LIST_PATH}/${id}`;
+  async updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite> {
+    const path = `${LIST_PATH}/${encodeURIComponent(String(id))}`;
     const response = await this.#http.request('PATCH', path, { form: encodeWrite(write) });
     return this.#record('PATCH', path, response);
   }
 
-  async deleteWebsite(id: number): Promise<'deleted' | 'already-gone'> {
+  async deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'> {
     try {
-      await this.#http.request('DELETE', `${LIST_PATH}/${id}`);
+      await this.#http.request('DELETE', `${LIST_PATH}/${encodeURIComponent(String(id))}`);
       return 'deleted';
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) return 'already-gone';

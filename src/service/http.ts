@@ -68,9 +68,11 @@ export class HttpTransport {
       connect: { timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).
+      maxResponseSize: MAX_RESPONSE_BYTES,
     });
     this.#dispatcher = this.#agent.compose(
-      attemptInterceptor(hooks),
+      attemptInterceptor(hooks, options.timeoutMs),
       interceptors.retry({
         retry: createRetryPolicy(tuning),
         maxRetries: tuning.maxRetries,
@@ -94,6 +96,7 @@ export class HttpTransport {
     if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     let status: number;
     let text: string;
+    let location: string | undefined;
     try {
       const response = await this.#dispatcher.request({
         origin: url.origin,
@@ -103,6 +106,7 @@ export class HttpTransport {
         body: options.form?.toString(),
       });
       status = response.statusCode;
+      location = headerOf(response.headers, 'location');
       text = await response.body.text();
     } catch (cause) {
       const reason = describeFailure(cause, this.#timeoutMs);
@@ -112,7 +116,7 @@ export class HttpTransport {
         cause,
       });
     }
-    return decodeResponse({ method, path: url.pathname, base: this.#origin.origin, status, text });
+    return decodeResponse({ method, path: url.pathname, base: this.#origin.origin, status, text, location });
   }
 
   async close(): Promise<void> {
@@ -132,6 +136,35 @@ interface RawAnswer {
   base: string;
   status: number;
   text: string;
+  /** The Location of a redirect. */
+  location: string | undefined;
+}
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Redirects are never followed (the key would travel to wherever they point). Only one to a login page
+ * means the key was refused; any other (a failed validation sent back, a moved base URL) says where it
+ * pointed, so the operator can tell a wrong base URL or a proxy that strips `Accept` from a bad key.
+ */
+function redirectError(answer: RawAnswer): ServiceError {
+  const { method, path, base, status, location } = answer;
+  const where = { method, path, status };
+  const target = location === undefined ? undefined : new URL(location, `${base}${path}`);
+  if (target && /\/login\/?$/.test(target.pathname) && target.origin === base) {
+    return new AuthError(
+      `${base} redirected ${method} ${path} to its login page (${status}): the API key was not accepted (or a proxy removed the "Accept: application/json" header).`,
+      where,
+    );
+  }
+  const elsewhere = target && target.origin !== base ? ` on another host (${target.origin})` : '';
+  return new ServiceError(
+    `${method} ${path}: the service answered ${status} redirecting to ${target?.href ?? '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
+    where,
+  );
 }
 
 function decodeResponse(answer: RawAnswer): JsonResponse {
@@ -145,13 +178,7 @@ function decodeResponse(answer: RawAnswer): JsonResponse {
       { ...where, serviceMessage: said },
     );
   }
-  if (status >= 300 && status < 400) {
-    // The service only redirects to its HTML login page: the key was not accepted.
-    throw new AuthError(
-      `${base} redirected ${method} ${path} to a login page (${status}): the API key was not accepted.`,
-      where,
-    );
-  }
+  if (status >= 300 && status < 400) throw redirectError(answer);
   if (body === undefined) {
     const excerpt = excerptOf(text);
     throw new ServiceError(`${method} ${path}: unexpected answer ${status} (not JSON): ${excerpt}`, {
@@ -196,10 +223,14 @@ function fieldErrorsOf(body: unknown): Record<string, string[]> {
   return out;
 }
 
+/** The largest answer read; anything longer is hostile or broken. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 const TIMEOUT_REASONS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'could not connect',
   UND_ERR_HEADERS_TIMEOUT: 'no response',
   UND_ERR_BODY_TIMEOUT: 'the response stalled',
+  WS_BODY_DEADLINE: 'the whole response did not arrive',
 };
 
 /** Says which timeout expired, in terms of `--timeout`, rather than undici's class name. */
@@ -207,5 +238,8 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
   const code = (cause as { code?: unknown } | null)?.code;
   const timeout = typeof code === 'string' ? TIMEOUT_REASONS[code] : undefined;
   if (timeout) return `${timeout} within ${timeoutMs / 1000}s; see --timeout`;
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+    return `the answer was longer than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it`;
+  }
   return cause instanceof Error ? cause.message : String(cause);
 }

@@ -1,4 +1,4 @@
-import type { RemoteWebsite } from '../model/index.js';
+import { compareIds, type RemoteWebsite, type WebsiteId } from '../model/index.js';
 import type { HttpTransport } from './http.js';
 import { listPages, type Page } from './paging.js';
 
@@ -24,8 +24,8 @@ export async function readListing(http: HttpTransport, concurrency: number): Pro
 }
 
 export function checkPages(pages: readonly Page[]): Listing {
-  const byId = new Map<number, RemoteWebsite>();
-  const idByDomain = new Map<string, number>();
+  const byId = new Map<WebsiteId, RemoteWebsite>();
+  const idByDomain = new Map<string, WebsiteId>();
   const totals = new Set<number>();
   let problem: string | undefined;
   for (const page of pages) {
@@ -53,6 +53,7 @@ export function checkPages(pages: readonly Page[]): Listing {
 /** Whether two listings hold the same websites with the same readable settings. */
 export function sameListing(a: readonly RemoteWebsite[], b: readonly RemoteWebsite[]): boolean {
   if (a.length !== b.length) return false;
-  const key = (records: readonly RemoteWebsite[]) => JSON.stringify([...records].sort((x, y) => x.id - y.id));
+  const key = (records: readonly RemoteWebsite[]) =>
+    JSON.stringify([...records].sort((x, y) => compareIds(x.id, y.id)));
   return key(a) === key(b);
 }

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { RemoteWebsite } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
@@ -62,9 +61,14 @@ export interface PagingOptions {
   search?: string;
 }
 
+/** Pages read at most when the first page says nothing of the total: 10 million websites. */
+export const MAX_PAGES = 100_000;
+
 /**
- * Yields the pages of the list in order. When the first page states the number of pages, the rest
- * are fetched concurrently; otherwise the `next` links are followed one by one.
+ * Yields the pages of the list in order. When the first page states the number of pages, the rest are
+ * fetched a few at a time (never a promise per page up front); otherwise the `next` links are followed
+ * one by one. Either way the number of pages is bounded by what the first page announced, and a page
+ * that repeats an earlier one ends the listing: hostile or broken answers end, and clearly.
  */
 export async function* listPages(http: HttpTransport, options: PagingOptions): AsyncGenerator<Page> {
   const fetchPage = async (page: number): Promise<Page> => {
@@ -75,18 +79,69 @@ export async function* listPages(http: HttpTransport, options: PagingOptions): A
   };
   const first = await fetchPage(1);
   yield first;
+  const bound = pageBound(first);
   if (first.lastPage !== undefined) {
-    const limit = pLimit(Math.max(1, options.concurrency));
-    const rest: Promise<Page>[] = [];
-    for (let page = 2; page <= first.lastPage; page++) rest.push(limit(() => fetchPage(page)));
-    // A failure is rethrown when its turn comes; the others must not become unhandled meanwhile.
-    for (const pending of rest) pending.catch(() => {});
-    for (const pending of rest) yield await pending;
+    if (first.lastPage > bound.max)
+      throw notAddingUp(`it announces ${first.lastPage} pages, but ${bound.why}`);
+    yield* fetchAhead(first.lastPage, Math.max(1, options.concurrency), fetchPage);
     return;
   }
+  const seen = new Set([signature(first)]);
   let current = first;
   while (current.hasNext && current.records.length > 0) {
+    if (current.page + 1 > bound.max) {
+      throw notAddingUp(`it still links a page after page ${current.page}, but ${bound.why}`);
+    }
     current = await fetchPage(current.page + 1);
+    const seenAs = signature(current);
+    if (seen.has(seenAs)) throw notAddingUp(`page ${current.page} repeats a page already read`);
+    seen.add(seenAs);
     yield current;
   }
+}
+
+/** The most pages the listing can have, from what the first page says, with a margin for edits. */
+function pageBound(first: Page): { max: number; why: string } {
+  if (first.total === undefined) return { max: MAX_PAGES, why: `at most ${MAX_PAGES} pages are read` };
+  const perPage = Math.max(1, first.records.length);
+  return {
+    max: Math.min(MAX_PAGES, Math.ceil(first.total / perPage) + 2),
+    why: `the first page says ${first.total} websites at ${perPage} a page`,
+  };
+}
+
+function signature(page: Page): string {
+  const ids = page.records.map((r) => r.id);
+  return `${page.page}|${ids.length}|${ids[0]}|${ids[ids.length - 1]}`;
+}
+
+/** Pages 2..last, at most `concurrency` in flight, yielded in order. */
+async function* fetchAhead(
+  last: number,
+  concurrency: number,
+  fetchPage: (page: number) => Promise<Page>,
+): AsyncGenerator<Page> {
+  const window: Promise<Page>[] = [];
+  let next = 2;
+  const fill = () => {
+    while (next <= last && window.length < concurrency) {
+      const pending = fetchPage(next++);
+      // A failure is rethrown when its turn comes; it must not become unhandled meanwhile.
+      pending.catch(() => {});
+      window.push(pending);
+    }
+  };
+  fill();
+  while (window.length > 0) {
+    const page = await window.shift()!;
+    fill();
+    yield page;
+  }
+}
+
+function notAddingUp(problem: string): ServiceError {
+  return new ServiceError(
+    `GET ${LIST_PATH}: the listing's answers do not add up (${problem}); nothing was planned from it`,
+    { method: 'GET', path: LIST_PATH },
+  );
 }

@@ -1,4 +1,4 @@
-import type { Privacy, RemoteWebsite, WebsiteWrite } from '../model/index.js';
+import type { Privacy, RemoteWebsite, WebsiteId, WebsiteWrite } from '../model/index.js';
 
 // Translation between the service's JSON/form shapes and our model. The service is lenient in what it
 // returns (integers or booleans, strings or nulls), so parsing accepts each form it is known to use.
@@ -20,8 +20,8 @@ export function encodeWrite(write: WebsiteWrite, domain?: string): URLSearchPara
 export function parseRecord(raw: unknown): RemoteWebsite | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const r = raw as Record<string, unknown>;
-  const id = typeof r.id === 'number' ? r.id : typeof r.id === 'string' ? Number(r.id) : Number.NaN;
-  if (!Number.isInteger(id) || typeof r.domain !== 'string') return undefined;
+  const id = parseId(r.id);
+  if (id === undefined || typeof r.domain !== 'string') return undefined;
   const record: RemoteWebsite = { id, domain: r.domain };
   // A key that is absent means "the service does not return this field"; it becomes write-only.
   if ('privacy' in r) record.privacy = parsePrivacy(r.privacy);
@@ -31,6 +31,13 @@ export function parseRecord(raw: unknown): RemoteWebsite | undefined {
   if ('exclude_ips' in r) record.exclude_ips = parseLines(r.exclude_ips);
   if ('password' in r) record.hasPassword = parseFlag(r.password);
   return record;
+}
+
+/** Ids are opaque (see WebsiteId): any integer or non-empty string without line breaks. */
+export function parseId(value: unknown): WebsiteId | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) return undefined;
+  return /^\d{1,15}$/.test(value) ? Number(value) : value;
 }
 
 function parsePrivacy(value: unknown): Privacy | undefined {

@@ -40,6 +40,8 @@ export const RETRY_ERROR_CODES = [
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
+  // Our own: an attempt whose whole body did not arrive within --timeout (attempts.ts).
+  'WS_BODY_DEADLINE',
   'UND_ERR_BODY_TIMEOUT',
 ];
 

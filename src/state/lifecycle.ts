@@ -1,3 +1,4 @@
+import type { WebsiteId } from '../model/index.js';
 import type { PendingDeleteState, ProtectedWebsite, StateData } from './state.js';
 
 // What the state remembers about a website's lifecycle, beyond fingerprints: that the manifest once
@@ -6,22 +7,22 @@ import type { PendingDeleteState, ProtectedWebsite, StateData } from './state.js
 
 /** What one run asks the state to remember; computed by the (pure) plan, written after the run. */
 export interface LifecycleUpdate {
-  protect: Array<{ id: number; domain: string }>;
-  unprotect: number[];
+  protect: Array<{ id: WebsiteId; domain: string }>;
+  unprotect: WebsiteId[];
   /** Every website planned for deletion in this run, due or not, and since when; replaces the list. */
-  deleting: Array<{ id: number; domain: string; since: string }>;
+  deleting: Array<{ id: WebsiteId; domain: string; since: string }>;
 }
 
-export function isProtected(state: StateData, id: number): boolean {
+export function isProtected(state: StateData, id: WebsiteId): boolean {
   return state.protected?.[String(id)] !== undefined;
 }
 
 /** Since when the website has been planned for deletion, or undefined when it was not in the last run. */
-export function pendingSince(state: StateData, id: number): string | undefined {
+export function pendingSince(state: StateData, id: WebsiteId): string | undefined {
   return state.pending_deletes?.[String(id)]?.since;
 }
 
-export function markProtected(state: StateData, website: { id: number; domain: string }): void {
+export function markProtected(state: StateData, website: { id: WebsiteId; domain: string }): void {
   state.protected = { ...state.protected, [String(website.id)]: { domain: website.domain } };
 }
 

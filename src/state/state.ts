@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { SettingField, WritableField } from '../model/index.js';
+import type { SettingField, WebsiteId, WritableField } from '../model/index.js';
 
 // The state remembers what the service will not tell us: fingerprints of write-only values we last
 // applied, and the service's own form of values it normalised. A fingerprint is an HMAC whose key is
@@ -94,13 +94,17 @@ export function fingerprint(state: Pick<StateData, 'key'>, field: WritableField,
 }
 
 /** The fingerprint recorded for a website's field, or undefined when we never applied it. */
-export function recordedFingerprint(state: StateData, id: number, field: WritableField): string | undefined {
+export function recordedFingerprint(
+  state: StateData,
+  id: WebsiteId,
+  field: WritableField,
+): string | undefined {
   return state.websites[String(id)]?.fingerprints[field];
 }
 
 export function recordApplied(
   state: StateData,
-  website: { id: number; domain: string },
+  website: { id: WebsiteId; domain: string },
   field: WritableField,
   value: unknown,
 ): void {
@@ -110,7 +114,7 @@ export function recordApplied(
 
 export function recordNormalised(
   state: StateData,
-  website: { id: number; domain: string },
+  website: { id: WebsiteId; domain: string },
   field: SettingField,
   sent: unknown,
   shown: unknown,
@@ -121,7 +125,7 @@ export function recordNormalised(
 }
 
 /** Forgets a normalisation once the service shows exactly what we sent. */
-export function clearNormalised(state: StateData, id: number, field: SettingField): void {
+export function clearNormalised(state: StateData, id: WebsiteId, field: SettingField): void {
   const entry = state.websites[String(id)];
   if (entry?.normalised) delete entry.normalised[field];
 }
@@ -129,7 +133,7 @@ export function clearNormalised(state: StateData, id: number, field: SettingFiel
 /** True when `shown` is the service's known form of the desired value `sent`. */
 export function isKnownNormalisation(
   state: StateData,
-  id: number,
+  id: WebsiteId,
   field: SettingField,
   sent: unknown,
   shown: unknown,
@@ -142,7 +146,7 @@ export function isKnownNormalisation(
   );
 }
 
-export function forgetWebsite(state: StateData, id: number): void {
+export function forgetWebsite(state: StateData, id: WebsiteId): void {
   delete state.websites[String(id)];
   // Deleted: no longer pending. A protection is never forgotten here (a protected website is never deleted).
   if (state.pending_deletes) {
@@ -151,7 +155,7 @@ export function forgetWebsite(state: StateData, id: number): void {
   }
 }
 
-function entryFor(state: StateData, website: { id: number; domain: string }): WebsiteState {
+function entryFor(state: StateData, website: { id: WebsiteId; domain: string }): WebsiteState {
   const key = String(website.id);
   const existing = state.websites[key];
   if (existing && existing.domain === website.domain) return existing;

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, requireService } from '../../src/cli/args.js';
 import { parseDuration } from '../../src/cli/duration.js';
@@ -65,6 +68,47 @@ describe('parseDuration', () => {
     ['1h30m', 5_400_000],
     ['250ms', 250],
   ])('%s is %d ms', (text, ms) => {
-    expect(parseDuration(text, '--interval')).toBe(ms);
+    expect(parseDuration(text, '--delete-delay')).toBe(ms);
+  });
+
+  // A timer longer than 2^31-1 ms overflows and fires every millisecond (1,300 list requests in 5 s).
+  it.each([
+    ['720h', '--interval', '"720h" is out of range; use a duration from 1s to 7d'],
+    ['10ms', '--interval', '"10ms" is out of range; use a duration from 1s to 7d'],
+    ['30d', '--timeout', '"30d" is out of range; use a duration from 100ms to 600s'],
+    ['0', '--timeout', '"0" is out of range; use a duration from 100ms to 600s'],
+    ['soon', '--interval', '"soon" is not a duration'],
+  ] as const)('refuses %s for %s', (text, option, message) => {
+    expect(() => parseDuration(text, option)).toThrow(`${option}: ${message}`);
+  });
+});
+
+describe('the API key', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ws-key-'));
+  const keyFile = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
+  const service = (env: Record<string, string>) =>
+    requireService(parseConfig(['--once', '--base-url', 'https://s.example'], env));
+
+  it('a key file of two lines is named as such, not reported later as "no answer from the service"', () => {
+    const file = keyFile('two-lines', 'key-one\nkey-two\n');
+    expect(() => service({ WEBSITES_SYNC_API_KEY_FILE: file })).toThrow(
+      `--api-key-file: ${file} holds 2 lines; it must hold only the API key, on one line`,
+    );
+  });
+
+  it('the key file wins over WEBSITES_SYNC_API_KEY, and says so', () => {
+    const file = keyFile('key', 'from-file\n');
+    expect(service({ WEBSITES_SYNC_API_KEY_FILE: file, WEBSITES_SYNC_API_KEY: 'from-env' })).toMatchObject({
+      apiKey: 'from-file',
+      notice: `both WEBSITES_SYNC_API_KEY and the key file ${file} are set; the key file wins`,
+    });
+  });
+
+  it('is not read by commands that do not talk to the service (validate)', () => {
+    const config = parseConfig(['validate'], { WEBSITES_SYNC_API_KEY_FILE: join(dir, 'missing') });
+    expect(config.command).toBe('validate');
   });
 });

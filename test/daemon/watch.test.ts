@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Fixture,
@@ -26,6 +27,19 @@ async function expectNothingElseRan(f: Fixture, run: number): Promise<void> {
 }
 
 describe('daemon: watching the manifest', () => {
+  it('keeps watching after the manifest directory is deleted and recreated', async () => {
+    const f = await startFixture({ manifest: manifestText(BEFORE) });
+    fixture = f;
+    await f.runAfter(0);
+    await rm(dirname(f.file), { recursive: true, force: true });
+    const gone = await f.runAfter(1);
+    expect(gone).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
+    await mkdir(dirname(f.file));
+    await writeFile(f.file, manifestText(AFTER));
+    await f.runAfter(gone.run, (r) => r.result === 'success' && r.summary?.create === 1);
+    expect(f.sim.listWebsites().map((w) => w.domain)).toEqual(['a.example.com', 'b.example.com']);
+  });
+
   it.each([
     { how: 'save-by-rename', configMap: false, save: saveByRename },
     { how: 'in-place write', configMap: false, save: writeInPlace },

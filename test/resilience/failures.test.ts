@@ -66,7 +66,7 @@ describe('the key refused mid-run', () => {
     const statePath = await tempStatePath();
     const run = await sync(sites, { statePath });
     expect(run.applied?.authError).toBeInstanceOf(AuthError);
-    expect(run.applied?.authError?.message).toMatch(/redirected POST \/api\/v1\/websites to a login page/);
+    expect(run.applied?.authError?.message).toMatch(/redirected POST \/api\/v1\/websites to its login page/);
     expect(countResults(run.applied?.outcomes ?? [])).toEqual({ created: 2, failed: 1, skipped: 2 });
     expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites', ...Array(3).fill('POST /api/v1/websites')]);
 

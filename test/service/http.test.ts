@@ -128,7 +128,11 @@ describe('a body that stalls after the headers', () => {
     cleanups.push(() => http.close());
     await expect(http.request('GET', LIST)).resolves.toEqual({ status: 200, body: { data: [] } });
     expect(served).toBe(2);
-    expect(attempts.map((a) => a.error?.message ?? a.status)).toEqual(['Body Timeout Error', 200]);
+    // The gap between chunks and the whole-body deadline expire together here; either one retries.
+    expect(attempts.map((a) => a.error?.message ?? a.status)).toEqual([
+      expect.stringMatching(/^(Body Timeout Error|the whole response did not arrive)$/),
+      200,
+    ]);
   });
 });
 
@@ -154,7 +158,7 @@ describe('answers that are not what the API promises', () => {
     const error = await http.request('GET', LIST).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect((error as AuthError).message).toMatch(
-      /redirected GET \/api\/v1\/websites to a login page \(302\)/,
+      /redirected GET \/api\/v1\/websites to its login page \(302\)/,
     );
     expect(simulator.requests).toHaveLength(1);
   });

@@ -15,7 +15,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   growHeapSlowly();
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
-  const client = connectFromConfig(config, metrics.hooks);
+  const client = connectFromConfig(config, io, metrics.hooks);
   const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   let code: number = EXIT.error;

@@ -8,7 +8,7 @@ import { VERSION } from '../version.js';
 
 /** `export [-o FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
-  const client = connectFromConfig(config);
+  const client = connectFromConfig(config, io);
   const { baseUrl } = client;
   let exported: ReturnType<typeof exportManifest>;
   try {

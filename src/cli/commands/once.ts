@@ -25,7 +25,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
-  const client = connectFromConfig(config);
+  const client = connectFromConfig(config, io);
   const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
   try {

@@ -1,0 +1,158 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectService } from '../../src/service/index.js';
+
+// Hostile answers end in bounded time with a clear message (issue 10 §6): a small fake server on
+// loopback answers the shapes the simulator never would.
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Handler = (req: IncomingMessage, res: ServerResponse, page: number) => void;
+
+async function fake(handler: Handler, timeoutMs = 2_000) {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    const page = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('page') ?? '1');
+    handler(req, res, page);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  cleanups.push(
+    () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  );
+  const { port } = server.address() as AddressInfo;
+  const client = connectService({
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKey: 'k',
+    version: 'test',
+    timeoutMs,
+    concurrency: 4,
+  });
+  cleanups.push(() => client.close());
+  return { service: client.service, requests: () => requests };
+}
+
+const record = (id: number) => ({
+  id,
+  domain: `s${id}.example.com`,
+  privacy: 1,
+  email: 0,
+  exclude_bots: 1,
+  password: false,
+});
+const json = (res: ServerResponse, body: unknown) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+describe('paging that never ends', () => {
+  it('a next link on every page, without last_page or total: stops at a repeated page', async () => {
+    const { service, requests } = await fake((_req, res) =>
+      json(res, { data: [record(1)], current_page: 1, next_page_url: 'http://x/?page=2' }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(
+      /do not add up \(page 1 repeats a page already read\)/,
+    );
+    expect(requests()).toBeLessThan(10);
+  });
+
+  it('a next link on every page with new records: stops where the total says the list ends', async () => {
+    const { service, requests } = await fake((_req, res, page) =>
+      json(res, { data: [record(page)], current_page: page, total: 3, next_page_url: 'http://x/?page=next' }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(
+      /still links a page after page 5, but the first page says 3 websites at 1 a page/,
+    );
+    expect(requests()).toBeLessThan(20);
+  });
+
+  it.each([
+    [{ total: 50 }, /announces 1000000000 pages, but the first page says 50 websites at 1 a page/],
+    [{}, /announces 1000000000 pages, but at most 100000 pages are read/],
+  ])('last_page 1000000000 (%j): refused at once, no promise per page', async (extra, message) => {
+    const { service, requests } = await fake((_req, res) =>
+      json(res, { data: [record(1)], current_page: 1, last_page: 1_000_000_000, ...extra }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(message);
+    expect(requests()).toBeLessThan(10);
+  });
+});
+
+describe('bodies that never end', () => {
+  it('a body sent a byte at a time: bounded by --timeout as a whole, not between chunks', async () => {
+    const { service } = await fake((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(timer));
+    }, 500);
+    await expect(service.listWebsites()).rejects.toThrow(
+      /the whole response did not arrive within 0\.5s; see --timeout/,
+    );
+  });
+
+  it('an endless body: cut off at the size limit with a clear message', async () => {
+    const { service } = await fake((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const pump = () => {
+        while (res.write(chunk)) if (res.destroyed) return;
+      };
+      res.on('drain', pump);
+      pump();
+    }, 30_000);
+    await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
+  });
+});
+
+describe('ids are opaque', () => {
+  it('lists, updates and deletes websites whose ids are not numbers', async () => {
+    const records = [
+      { ...record(1), id: 'w_7f3a' },
+      { ...record(2), id: '0b8e-4c1d' },
+    ];
+    const seen: string[] = [];
+    const { service } = await fake((req, res) => {
+      seen.push(`${req.method} ${req.url?.split('?')[0]}`);
+      if (req.method === 'GET') json(res, { data: records, current_page: 1, last_page: 1, total: 2 });
+      else json(res, { data: { ...records[0], email: 1 }, id: 'w_7f3a', deleted: true });
+    });
+    const listed = await service.listWebsites();
+    expect(listed.map((r) => r.id)).toEqual(['w_7f3a', '0b8e-4c1d']);
+    await service.updateWebsite('w_7f3a', { email: true });
+    await service.deleteWebsite('0b8e-4c1d');
+    expect(seen.slice(1)).toEqual(['PATCH /api/v1/websites/w_7f3a', 'DELETE /api/v1/websites/0b8e-4c1d']);
+  });
+});
+
+describe('redirects say where they pointed', () => {
+  it.each([
+    [
+      301,
+      'https://elsewhere.example.net/api/v1/websites',
+      /answered 301 redirecting to https:\/\/elsewhere\.example\.net\/api\/v1\/websites on another host .*; redirects are not followed/,
+    ],
+    [
+      302,
+      '/dashboard',
+      /answered 302 redirecting to http:\/\/127\.0\.0\.1:\d+\/dashboard; redirects are not followed/,
+    ],
+  ])('a %i to %s is not "the API key was not accepted"', async (status, location, message) => {
+    const { service, requests } = await fake((_req, res) => {
+      res.writeHead(status, { location });
+      res.end();
+    });
+    const error = await service.listWebsites().catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toMatch(/API key was not accepted/);
+    expect(error?.constructor.name).toBe('ServiceError');
+    expect(requests()).toBe(1);
+  });
+});
