@@ -2,13 +2,31 @@
 // dependencies included) into dist/cli/main.js and its lazily loaded chunks, over tsc's dist/cli/main.js.
 // One file per command instead of hundreds of modules to resolve and read halves start-up; the other
 // dist/ modules (tsc's) stay for the library-style imports of the tests and the benchmark.
-import { chmodSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const outdir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 const CHUNK = /^bundle-.*\.js(\.map)?$/;
 for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
+
+// The alias below gives the bundle only part of undici: refuse to build if src/ imports a value it lacks
+// (a missing name would be undefined at run time, not an error at build time).
+const LITE = fileURLToPath(new URL('./undici-lite.cjs', import.meta.url));
+const provided = new Set(Object.keys(createRequire(import.meta.url)(LITE)));
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+for (const file of readdirSync(src, { recursive: true })) {
+  if (!String(file).endsWith('.ts')) continue;
+  const text = readFileSync(`${src}${file}`, 'utf8');
+  for (const [, names] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'undici'/g)) {
+    for (const name of names.split(',').map((n) => n.trim())) {
+      if (name && !name.startsWith('type ') && !provided.has(name.split(/\s+as\s+/)[0])) {
+        throw new Error(`src/${file} imports ${name} from undici: add it to scripts/undici-lite.cjs`);
+      }
+    }
+  }
+}
 
 await build({
   entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
@@ -31,7 +49,7 @@ await build({
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
   // Only the part of undici the service client uses (see undici-lite.cjs).
-  alias: { undici: fileURLToPath(new URL('./undici-lite.cjs', import.meta.url)) },
+  alias: { undici: LITE },
   logLevel: 'warning',
 });
 // Installed as the `websites-sync` command, it runs through its shebang.
