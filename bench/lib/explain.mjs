@@ -38,7 +38,7 @@ export function explanations(results, targets) {
     const { idle, runs } = daemon;
     if (idle.corePercent >= targets.idleCorePercent) {
       lines.push(
-        `- **${idle.name}**: ${idle.corePercent.toFixed(2)}% of a core: the process wakes every 10 ms for prom-client's event-loop delay histogram (its default resolution).`,
+        `- **${idle.name}**: ${idle.corePercent.toFixed(2)}% of a core. Causes seen so far: prom-client's event-loop delay histogram waking the process every 10 ms (its default resolution), and file events in the watched directories (the manifest's and its parent's) from other processes.`,
       );
     }
     const growth = runs.rss.afterAll / runs.rss.early - 1;

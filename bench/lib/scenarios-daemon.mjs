@@ -1,7 +1,7 @@
 // The daemon scenarios: the built CLI in daemon mode, idle, then driven through SIGHUP run after run.
 // CPU and RSS are read from its own /metrics (prom-client's process metrics), i.e. from its process.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -78,7 +78,11 @@ export async function daemonScenarios(
 ) {
   const sim = await startSim({ websites: count, latencyMs: 0 });
   const sites = websites(count);
-  const manifest = join(dir, 'daemon.yaml');
+  // In a directory of its own, as /config is in the image: the daemon also watches the manifest
+  // directory's parent (to see it recreated), and the bench's parent is the shared temporary directory,
+  // whose churn from other processes would count as the daemon's idle CPU.
+  mkdirSync(join(dir, 'daemon-config'), { recursive: true });
+  const manifest = join(dir, 'daemon-config', 'daemon.yaml');
   const state = join(dir, 'daemon-state.json');
   writeFileSync(manifest, manifestOf(sites));
   await writeConvergedState(state, sim.url, sites);
