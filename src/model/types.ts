@@ -103,12 +103,17 @@ export interface DesiredState {
  */
 export type WebsiteId = number | string;
 
+/**
+ * A setting is `undefined` when the service does not return it (write-only: tracked by fingerprint), and
+ * `null` when it returns it without a value: a store that left it out, or a record made in the web UI.
+ * `null` is "not set": it differs from every declared value, so the plan sets it.
+ */
 export interface RemoteWebsite {
   id: WebsiteId;
   domain: string;
-  privacy?: Privacy;
-  email?: boolean;
-  exclude_bots?: boolean;
+  privacy?: Privacy | null;
+  email?: boolean | null;
+  exclude_bots?: boolean | null;
   exclude_params?: string[];
   exclude_ips?: string[];
   /** Whether a password is set (the service never returns the password itself). */

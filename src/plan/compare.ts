@@ -19,7 +19,8 @@ export interface FieldVerdict {
   from: Shown;
 }
 
-export function showSetting(field: SettingField, value: WebsiteSettings[SettingField]): Shown {
+export function showSetting(field: SettingField, value: WebsiteSettings[SettingField] | null): Shown {
+  if (value === null) return null;
   return field === 'privacy' ? PRIVACY_NAMES[value as Privacy] : value;
 }
 

@@ -121,6 +121,9 @@ function warnUnusedPatterns(patterns: readonly string[], used: ReadonlySet<numbe
   });
 }
 
+/** A password the service says is set: shown without being known. */
+const PASSWORD_SET = '(set)';
+
 const NOTHING_IGNORED: readonly WritableField[] = [];
 
 /** `ignore_fields`: owned by someone else, so never compared, shown or sent. */
@@ -177,6 +180,21 @@ function planUpdate(
       fields.push({ field: 'password', from: password.from, to: SENSITIVE });
     }
   }
+  // A password left over from an earlier privacy 2: the service keeps it, and switching back to 2
+  // (from the web UI or a manifest) would silently re-enable it. Cleared with `password=` (null after
+  // the service's middleware), which it accepts only beside privacy 0 or 1.
+  if (
+    website.privacy !== 2 &&
+    remote.hasPassword === true &&
+    !ignored.includes('password') &&
+    !ignored.includes('privacy')
+  ) {
+    send ??= {};
+    fields ??= [];
+    send.password = '';
+    send.privacy = website.privacy;
+    fields.push({ field: 'password', from: PASSWORD_SET, to: null });
+  }
   if (!send || !fields) return undefined;
   return {
     kind: 'update',
@@ -190,7 +208,7 @@ function planUpdate(
 
 function updateRisks(remote: RemoteWebsite, send: WebsiteWrite): Risk[] {
   const risks: Risk[] = [];
-  if (send.privacy === 0) risks.push('privacy-public');
+  if (send.privacy === 0 && remote.privacy !== 0) risks.push('privacy-public');
   if (send.privacy !== undefined && send.privacy !== 2 && remote.privacy === 2)
     risks.push('password-removed');
   if (send.exclude_bots === false) risks.push('bot-exclusion-off');

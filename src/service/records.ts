@@ -29,7 +29,10 @@ export function parseRecord(raw: unknown): RemoteWebsite | undefined {
   if ('exclude_bots' in r) record.exclude_bots = parseFlag(r.exclude_bots);
   if ('exclude_params' in r) record.exclude_params = parseLines(r.exclude_params);
   if ('exclude_ips' in r) record.exclude_ips = parseLines(r.exclude_ips);
-  if ('password' in r) record.hasPassword = parseFlag(r.password);
+  if ('password' in r) {
+    const set = parseFlag(r.password);
+    if (set !== undefined) record.hasPassword = set === true;
+  }
   return record;
 }
 
@@ -40,15 +43,19 @@ export function parseId(value: unknown): WebsiteId | undefined {
   return /^\d{1,15}$/.test(value) ? Number(value) : value;
 }
 
-function parsePrivacy(value: unknown): Privacy | undefined {
-  const n = Number(value);
+// Every representation the service uses: list and show carry integers and booleans, store and update
+// echo the request's strings ("2", "1"), and a field stored without a value is null ("not set").
+function parsePrivacy(value: unknown): Privacy | null | undefined {
+  if (value === null || value === '') return null;
+  const n = typeof value === 'number' || typeof value === 'string' ? Number(value) : Number.NaN;
   return n === 0 || n === 1 || n === 2 ? n : undefined;
 }
 
-function parseFlag(value: unknown): boolean | undefined {
+function parseFlag(value: unknown): boolean | null | undefined {
   if (typeof value === 'boolean') return value;
-  if (value === 1 || value === '1') return true;
-  if (value === 0 || value === '0' || value === null) return false;
+  if (value === null || value === '') return null;
+  if (value === 1 || value === '1' || value === 'true') return true;
+  if (value === 0 || value === '0' || value === 'false') return false;
   return undefined;
 }
 

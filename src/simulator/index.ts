@@ -31,6 +31,16 @@ export {
   type WebsiteRecord,
 } from './store.js';
 
+/**
+ * Seeded websites stand for records made in the web UI, which fills privacy and email; seed them as
+ * `null` explicitly for a record a store left without them (the API itself stores null when omitted).
+ */
+const WEB_UI_DEFAULTS = { privacy: 1, email: false } as const;
+
+function seedForm(seed: SeedWebsite) {
+  return applyInputMiddleware(seedToForm({ ...WEB_UI_DEFAULTS, ...seed }));
+}
+
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -109,7 +119,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     takenDomains: options.takenDomains,
     now,
   });
-  for (const seed of options.websites ?? []) unwrap(store.store(applyInputMiddleware(seedToForm(seed))));
+  for (const seed of options.websites ?? []) unwrap(store.store(seedForm(seed)));
   const apiKey = options.apiKey ?? 'test-key';
   const faults = new FaultInjector(options.faults);
   const handler = new SimulatorHandler({
@@ -163,7 +173,7 @@ function buildSimulator({ server, handler, store, faults, now, host, port }: Par
     },
     addTakenDomain: (domain) => store.addTakenDomain(domain),
     listWebsites: () => structuredClone(store.all()),
-    createWebsite: (website) => unwrap(store.store(applyInputMiddleware(seedToForm(website)))),
+    createWebsite: (website) => unwrap(store.store(seedForm(website))),
     updateWebsite: (id, changes) => unwrap(store.update(id, applyInputMiddleware(seedToForm(changes))), id),
     deleteWebsite: (id) => store.remove(id),
     get onRequest() {

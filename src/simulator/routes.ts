@@ -3,7 +3,7 @@
 
 import { type ListShape, parseListQuery, renderList } from './listing.js';
 import { toRecord, type WebsiteStore, type WriteResult } from './store.js';
-import { applyInputMiddleware, type FieldErrors, summarizeErrors } from './validation.js';
+import { applyInputMiddleware, type FieldErrors, type FormInput, summarizeErrors } from './validation.js';
 
 export type RouteName = 'list' | 'store' | 'show' | 'update' | 'destroy';
 
@@ -66,10 +66,16 @@ function invalid(errors: FieldErrors): ActionResult {
   };
 }
 
-function fromWrite(result: WriteResult, status: number, withStatus: boolean): ActionResult {
+/** Fields whose request value the service's store and update answers echo as sent (strings). */
+const ECHOED = ['privacy', 'email', 'exclude_bots'] as const;
+
+function fromWrite(result: WriteResult, status: number, withStatus: boolean, input: FormInput): ActionResult {
   if (result.kind === 'invalid') return invalid(result.errors);
   if (result.kind === 'not-found') return NOT_FOUND;
-  const data = toRecord(result.website);
+  // The model keeps the request's attributes as they came (strings after the middleware) until it is
+  // read again: `"privacy":"2"` here, where list and show say 2.
+  const data: Record<string, unknown> = { ...toRecord(result.website) };
+  for (const field of ECHOED) if (field in input) data[field] = input[field] ?? null;
   return { status, json: withStatus ? { data, status: 200 } : { data }, committed: true };
 }
 
@@ -93,7 +99,7 @@ export function runAction(
       };
     }
     case 'store':
-      return fromWrite(store.store(input), 201, false);
+      return fromWrite(store.store(input), 201, false, input);
     case 'show': {
       const website = store.get(id);
       return website
@@ -101,7 +107,7 @@ export function runAction(
         : NOT_FOUND;
     }
     case 'update':
-      return fromWrite(store.update(id, input), 200, true);
+      return fromWrite(store.update(id, input), 200, true, input);
     case 'destroy': {
       if (!store.remove(id)) return NOT_FOUND;
       return { status: 200, json: { id, object: 'website', deleted: true, status: 200 }, committed: true };

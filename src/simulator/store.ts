@@ -16,8 +16,9 @@ import {
 export interface StoredWebsite {
   id: number;
   domain: string;
-  privacy: Privacy;
-  email: 0 | 1;
+  /** Null when a store left it out: the seed's defaults are not applied by the service's code. */
+  privacy: Privacy | null;
+  email: 0 | 1 | null;
   exclude_bots: 0 | 1;
   /** One parameter per line, as received (after trimming); never returned by the API. */
   exclude_params: string | null;
@@ -33,8 +34,8 @@ export interface StoredWebsite {
 export interface WebsiteRecord {
   id: number;
   domain: string;
-  privacy: Privacy;
-  email: 0 | 1;
+  privacy: Privacy | null;
+  email: 0 | 1 | null;
   password: boolean;
   exclude_bots: 0 | 1;
   exclude_ips: string | null;
@@ -47,8 +48,8 @@ export interface WebsiteRecord {
 /** A website to seed or create directly; lists are joined with `\n` as a client would send them. */
 export interface SeedWebsite {
   domain: string;
-  privacy?: Privacy;
-  email?: boolean | 0 | 1;
+  privacy?: Privacy | null;
+  email?: boolean | 0 | 1 | null;
   exclude_bots?: boolean | 0 | 1;
   exclude_params?: string[] | string | null;
   exclude_ips?: string[] | string | null;
@@ -171,8 +172,8 @@ export class WebsiteStore {
     const website: StoredWebsite = {
       id: this.#nextId++,
       domain: input.domain ?? '',
-      privacy: (input.privacy == null ? 1 : Number(input.privacy)) as Privacy,
-      email: flag(input.email, 0),
+      privacy: input.privacy == null ? null : (Number(input.privacy) as Privacy),
+      email: input.email == null ? null : flag(input.email, 0),
       exclude_bots: flag(input.exclude_bots, 1),
       exclude_params: input.exclude_params ?? null,
       exclude_ips: input.exclude_ips ?? null,
@@ -197,7 +198,7 @@ export class WebsiteStore {
     const next = { ...website };
     if ('privacy' in input) next.privacy = Number(input.privacy) as Privacy;
     if ('password' in input) next.password = input.password ?? null;
-    if ('email' in input) next.email = flag(input.email, 0);
+    if ('email' in input) next.email = input.email == null ? null : flag(input.email, 0);
     if ('exclude_bots' in input) next.exclude_bots = flag(input.exclude_bots, 1);
     if ('exclude_params' in input) next.exclude_params = input.exclude_params ?? null;
     if ('exclude_ips' in input) next.exclude_ips = input.exclude_ips ?? null;

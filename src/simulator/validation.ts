@@ -100,7 +100,7 @@ export function validateStore(input: FormInput, context: StoreContext): FieldErr
 
 /** What the update rules need to know about the record being changed, when it exists. */
 export interface UpdateContext {
-  privacy: number;
+  privacy: number | null;
   hasPassword: boolean;
 }
 

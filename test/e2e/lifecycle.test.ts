@@ -135,7 +135,8 @@ describe('ignore_fields', () => {
     // The owner's value stays; the created website has the service's default.
     const byDomain = new Map(simulator.listWebsites().map((w) => [w.domain, w]));
     expect(byDomain.get('owned.example.com')).toMatchObject({ email: 1, exclude_bots: 0 });
-    expect(byDomain.get('new.example.com')).toMatchObject({ email: 0 });
+    // Left out of the store, so the service keeps no value (it applies no default).
+    expect(byDomain.get('new.example.com')).toMatchObject({ email: null });
     expect(byDomain.get('new.example.com')?.exclude_ips ?? []).toEqual([]);
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(again.code).toBe(0);

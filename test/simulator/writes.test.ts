@@ -15,7 +15,7 @@ async function withSimulator<T>(
 }
 
 describe('store', () => {
-  it('canonicalises the domain and applies the create defaults', () =>
+  it('canonicalises the domain, stores null for an omitted privacy and email (no seed defaults)', () =>
     withSimulator({}, async (sim) => {
       const { status, json } = await call(sim, 'POST', WEBSITES, {
         form: { domain: 'https://WWW.Example.com' },
@@ -25,8 +25,8 @@ describe('store', () => {
       expect(json.data).toMatchObject({
         id: 1,
         domain: 'example.com',
-        privacy: 1,
-        email: 0,
+        privacy: null,
+        email: null,
         exclude_bots: 1,
         password: false,
         exclude_ips: null,
@@ -178,9 +178,10 @@ describe('show, update and delete', () => {
       const { status, json } = await call(sim, method, `${WEBSITES}/1`, { form: { email: '0' } });
       expect(status).toBe(200);
       expect(json.status).toBe(200);
+      // The answer echoes the request's string; the rest is as stored.
       expect(json.data).toMatchObject({
         privacy: 0,
-        email: 0,
+        email: '0',
         exclude_bots: 1,
         exclude_ips: '10.0.0.1\n10.0.0.2',
       });
@@ -203,7 +204,7 @@ describe('show, update and delete', () => {
       expect(refused.status).toBe(422);
       expect(refused.json.errors).toEqual({ password: ['The password field is required.'] });
       const accepted = await call(sim, 'PATCH', `${WEBSITES}/1`, { form: { privacy: '2', password: 'pw' } });
-      expect(accepted.json.data).toMatchObject({ privacy: 2, password: true });
+      expect(accepted.json.data).toMatchObject({ privacy: '2', password: true });
       // Once a password is set, privacy can move away and back without resending it.
       await call(sim, 'PATCH', `${WEBSITES}/1`, { form: { privacy: '1' } });
       const back = await call(sim, 'PATCH', `${WEBSITES}/1`, { form: { privacy: '2' } });
