@@ -5,6 +5,7 @@ import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js'
 import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
 import { forgetWebsite, isProtected, type StateData } from '../state/index.js';
 import { createWebsite } from './create.js';
+import { CoalescedSaver } from './persist.js';
 import { recordWrite } from './record.js';
 
 export type OutcomeResult =
@@ -30,8 +31,12 @@ export interface ApplyOptions {
   state: StateData;
   concurrency: number;
   logger: Logger;
-  /** Persists the state; called after each phase so a crash loses little. */
+  /**
+   * Persists the state: while a phase runs (at most once per `persistIntervalMs`, default 1 s) and after
+   * each phase, so a kill loses at most the last second of fingerprints.
+   */
   persist?: () => Promise<void>;
+  persistIntervalMs?: number;
   /** Aborted: no new operation starts (daemon shutdown); those in flight finish. */
   signal?: AbortSignal;
 }
@@ -50,12 +55,18 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   const limit = pLimit(Math.max(1, options.concurrency));
   const outcomes: Outcome[] = [];
   let authError: AuthError | undefined;
+  let limitReached = false;
+  const saver = new CoalescedSaver({
+    save: () => options.persist?.() ?? Promise.resolve(),
+    intervalMs: options.persistIntervalMs ?? 1_000,
+  });
   for (const kind of PHASES) {
     const changes = plan.changes.filter((c) => c.kind === kind);
     if (changes.length === 0) continue;
     const run = async (change: Change): Promise<void> => {
-      if (authError || options.signal?.aborted) {
-        outcomes.push(outcomeOf(change, 'skipped', change.kind === 'create' ? undefined : change.id));
+      if (authError || options.signal?.aborted || (limitReached && change.kind === 'create')) {
+        const skipped = outcomeOf(change, 'skipped', change.kind === 'create' ? undefined : change.id);
+        outcomes.push(limitReached && !authError ? { ...skipped, error: LIMIT_REACHED } : skipped);
         return;
       }
       let outcome: Outcome;
@@ -63,14 +74,16 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
         outcome = await applyChange(change, options);
       } catch (error) {
         if (error instanceof AuthError) authError ??= error;
+        if (isPlanLimit(error)) limitReached = true;
         outcome = failure(change, error);
       }
       outcomes.push(outcome);
       log(options.logger, outcome);
+      saver.changed();
     };
     await Promise.all(changes.map((change) => limit(() => run(change))));
     // After every phase, the run stopping on an auth error included: the state holds what was applied.
-    await options.persist?.();
+    await saver.flush();
   }
   const failed = outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').length;
   return { outcomes, failed, authError };
@@ -103,6 +116,21 @@ async function applyUpdate(change: UpdateChange, { service, state, logger }: App
   const record = await service.updateWebsite(change.id, change.send);
   recordWrite(state, record, change.send, logger);
   return outcomeOf(change, 'updated', record.id);
+}
+
+const LIMIT_REACHED = "not attempted: the account's website limit is reached";
+
+/**
+ * The account's plan allows no more websites: a 422 on `domain` that is neither "already taken" nor a
+ * format error ("You have reached the maximum number of websites allowed."; the wording varies by
+ * version). Every further create would meet the same answer, so none is sent.
+ */
+function isPlanLimit(error: unknown): boolean {
+  if (!(error instanceof ServiceError) || error.status !== 422) return false;
+  return (error.fieldErrors?.domain ?? []).some(
+    (message) =>
+      /maxim|limit|reached|allowed|upgrade/i.test(message) && !/taken|valid|format|required/i.test(message),
+  );
 }
 
 function outcomeOf(change: Change, result: OutcomeResult, id: WebsiteId | undefined): Outcome {

@@ -65,5 +65,6 @@ function unsuccessful(applied: ApplyResult): Outcome[] {
 }
 
 function whyNot(outcome: Outcome): string {
-  return outcome.result === 'skipped' ? 'not attempted (the run stopped)' : (outcome.error ?? 'failed');
+  if (outcome.result === 'skipped') return outcome.error ?? 'not attempted (the run stopped)';
+  return outcome.error ?? 'failed';
 }

@@ -93,17 +93,59 @@ export class HttpWebsiteService implements WebsiteService {
   }
 
   async updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite> {
-    const path = `${LIST_PATH}/${encodeURIComponent(String(id))}`;
-    const response = await this.#http.request('PATCH', path, { form: encodeWrite(write) });
+    const path = pathOf(id);
+    const form = encodeWrite(write);
+    const response = await this.#afterServerError(id, 'PATCH', (retryStatusCodes) =>
+      this.#http.request('PATCH', path, { form, ...(retryStatusCodes ? { retryStatusCodes } : {}) }),
+    );
     return this.#record('PATCH', path, response);
   }
 
   async deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'> {
     try {
-      await this.#http.request('DELETE', `${LIST_PATH}/${encodeURIComponent(String(id))}`);
+      await this.#afterServerError(id, 'DELETE', (retryStatusCodes) =>
+        this.#http.request('DELETE', pathOf(id), retryStatusCodes ? { retryStatusCodes } : {}),
+      );
       return 'deleted';
     } catch (error) {
-      if (error instanceof ServiceError && error.status === 404) return 'already-gone';
+      if (error instanceof ServiceError && (error.status === 404 || error.vanished)) return 'already-gone';
+      throw error;
+    }
+  }
+
+  /**
+   * A 5xx on an update or delete is not retried blindly: one variant of the service answers an update
+   * of a missing id with a 500, so the website is looked up (show) first. Gone: "no longer exists",
+   * once; still there: the request goes again with the usual retries.
+   */
+  async #afterServerError(
+    id: WebsiteId,
+    method: string,
+    send: (retryStatusCodes?: number[]) => Promise<JsonResponse>,
+  ): Promise<JsonResponse> {
+    try {
+      return await send([429]);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.status === undefined) throw error;
+      const serverError = error.status >= 500;
+      const gone = error.status === 404 || (serverError && !(await this.#exists(id)));
+      if (!gone) {
+        if (serverError) return send();
+        throw error;
+      }
+      throw new ServiceError(
+        `${method} ${pathOf(id)}: website ${id} no longer exists (deleted since the listing); nothing to change`,
+        { method, path: pathOf(id), status: 404, vanished: true },
+      );
+    }
+  }
+
+  async #exists(id: WebsiteId): Promise<boolean> {
+    try {
+      await this.#http.request('GET', pathOf(id));
+      return true;
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 404) return false;
       throw error;
     }
   }
@@ -122,6 +164,10 @@ export class HttpWebsiteService implements WebsiteService {
     }
     return record;
   }
+}
+
+function pathOf(id: WebsiteId): string {
+  return `${LIST_PATH}/${encodeURIComponent(String(id))}`;
 }
 
 function changingListing(problem: string): ServiceError {

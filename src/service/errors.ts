@@ -11,6 +11,8 @@ export interface ServiceErrorOptions {
   fieldErrors?: Record<string, string[]>;
   /** A short excerpt of an unexpected body (HTML page, truncated JSON). */
   excerpt?: string;
+  /** The website the request acted on was deleted meanwhile (found missing after a 5xx). */
+  vanished?: boolean;
   cause?: unknown;
 }
 
@@ -21,6 +23,7 @@ export class ServiceError extends Error {
   readonly serviceMessage: string | undefined;
   readonly fieldErrors: Record<string, string[]>;
   readonly excerpt: string | undefined;
+  readonly vanished: boolean;
 
   constructor(message: string, options: ServiceErrorOptions) {
     super(message, { cause: options.cause });
@@ -31,6 +34,7 @@ export class ServiceError extends Error {
     this.serviceMessage = options.serviceMessage;
     this.fieldErrors = options.fieldErrors ?? {};
     this.excerpt = options.excerpt;
+    this.vanished = options.vanished ?? false;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface HttpOptions {
 export interface RequestOptions {
   query?: Record<string, string | number>;
   form?: URLSearchParams;
+  /** Statuses retried for this request (default: 429 and 5xx); network failures are retried anyway. */
+  retryStatusCodes?: number[];
 }
 
 export interface JsonResponse {
@@ -104,6 +106,7 @@ export class HttpTransport {
         method,
         headers,
         body: options.form?.toString(),
+        ...(options.retryStatusCodes ? { retryOptions: { statusCodes: options.retryStatusCodes } } : {}),
       });
       status = response.statusCode;
       location = headerOf(response.headers, 'location');

@@ -54,6 +54,11 @@ export interface SimulatorOptions {
   defaultPerPage?: number;
   /** Plan limit: stores beyond it answer 422 on `domain`. Default unlimited. */
   maxWebsites?: number;
+  /**
+   * How an update of a missing id is answered: 404 (default), or 500 as a public variant of the service
+   * does (a swapped-argument bug). Validation runs first either way (a 422 can come before either).
+   */
+  missingUpdateStatus?: 404 | 500;
   /** Domains held by other accounts of the service (stores of them answer 422 "taken"). */
   takenDomains?: string[];
   /** The account's websites at start, stored in order (ids 1, 2, …) through the service's rules. */
@@ -128,6 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     listShape: options.listShape ?? 'resource',
     defaultPerPage: options.defaultPerPage ?? 10,
+    missingUpdateStatus: options.missingUpdateStatus ?? 404,
     now,
   });
   handler.limiter = options.rateLimit && new FixedWindowLimiter(options.rateLimit, now);

@@ -27,6 +27,8 @@ export interface ActionContext {
   defaultPerPage: number;
   /** The list URL without query, as the paginator links it. */
   listPath: string;
+  /** 500: the variant whose update of a missing id fails inside the controller. */
+  missingUpdateStatus?: 404 | 500;
 }
 
 const COLLECTION = /^\/api\/v1\/websites\/?$/;
@@ -106,8 +108,13 @@ export function runAction(
         ? { status: 200, json: { data: toRecord(website), status: 200 }, committed: false }
         : NOT_FOUND;
     }
-    case 'update':
-      return fromWrite(store.update(id, input), 200, true, input);
+    case 'update': {
+      const result = store.update(id, input);
+      if (result.kind === 'not-found' && context.missingUpdateStatus === 500) {
+        return { status: 500, json: { message: 'Server Error' }, committed: false };
+      }
+      return fromWrite(result, 200, true, input);
+    }
     case 'destroy': {
       if (!store.remove(id)) return NOT_FOUND;
       return { status: 200, json: { id, object: 'website', deleted: true, status: 200 }, committed: true };

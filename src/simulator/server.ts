@@ -55,6 +55,7 @@ export interface HandlerConfig {
   faults: FaultInjector;
   listShape: ListShape;
   defaultPerPage: number;
+  missingUpdateStatus: 404 | 500;
   now: () => number;
 }
 
@@ -155,10 +156,10 @@ export class SimulatorHandler {
     fault: FaultDecision,
     headers: Record<string, string>,
   ): void {
-    const { store, listShape, defaultPerPage } = this.#config;
+    const { store, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
     const listPath = `${ex.url.origin}/api/v1/websites`;
     const result = runAction(
-      { store, listShape, defaultPerPage, listPath },
+      { store, listShape, defaultPerPage, listPath, missingUpdateStatus },
       { name, id },
       ex.record.query,
       ex.record.body,

@@ -87,3 +87,30 @@ describe('every representation of a record', () => {
     expect(parseRecord({ id: 1, domain: 'a.example.com', ...fields })).toMatchObject(expected);
   });
 });
+
+describe('an update of a website deleted meanwhile (issue 11, fact 8)', () => {
+  it.each([404, 500] as const)(
+    'answered %i: looked up once, reported "no longer exists", not retried',
+    async (status) => {
+      simulator = await startSimulator({
+        websites: [{ domain: 'a.example.com' }],
+        missingUpdateStatus: status,
+      });
+      const dir = await mkdtemp(join(tmpdir(), 'websites-sync-facts-'));
+      await writeFile(
+        join(dir, 'websites.yaml'),
+        'version: 1\nwebsites:\n  - domain: a.example.com\n    email: true\n',
+      );
+      env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+      simulator.onRequest = (req) => {
+        if (req.method === 'PATCH') simulator.deleteWebsite(simulator.listWebsites()[0]!.id);
+      };
+      const run = await runCli(['--once'], env);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/✗ update a\.example\.com: .*(no longer exists|404)/);
+      const calls = simulator.requests.map((r) => `${r.method} ${r.path}`);
+      expect(calls.filter((c) => c.startsWith('PATCH'))).toHaveLength(1);
+      expect(calls.length).toBeLessThanOrEqual(status === 500 ? 3 : 2);
+    },
+  );
+});
