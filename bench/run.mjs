@@ -65,7 +65,8 @@ try {
       compareScenarios(dir, quick ? [1_000] : [1_000, 10_000]),
     );
   }
-  if (only.has('features')) results.features = await featureRows();
+  if (only.has('features'))
+    results.features = await step('rows of features being built', () => featureRows(dir));
   if (large) {
     results.large = await step('100,000 websites', () => largeScenario(dir, results.startup, large));
   }

@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cliCommand } from './processes.mjs';
+import { killScenario } from './scenarios-kill.mjs';
 
 /** Whether `websites-sync --help` documents an option (the feature's switch is in the build). */
 async function hasOption(option) {
@@ -29,8 +30,15 @@ export const FEATURE_ROWS = [
     id: 'kill-rerun',
     name: 'Kill during a long apply, then rerun: requests resent',
     target: 'at most the operations of the last second resent',
-    // No option to look for: the state would be saved during the apply phases.
-    present: async () => false,
+    // No option to look for; on main since the state is saved during each apply phase.
+    present: async () => true,
+    measure: async (dir) => {
+      const r = await killScenario(dir);
+      return {
+        ok: r.ok,
+        text: `killed after ${r.created} of 600 creates (${r.lastSecond} in its last second); the rerun resent ${r.resent} write-only updates, created the ${r.rerunCreates} missing (${r.expectedCreates}), exit ${r.code}`,
+      };
+    },
   },
   {
     id: 'adopt',
@@ -44,18 +52,18 @@ export const FEATURE_ROWS = [
  * Each feature row: "not measured: feature missing" while its feature is not in the build; a feature
  * that is there but whose scenario the benchmark does not drive yet says that instead.
  */
-export async function featureRows() {
+export async function featureRows(dir) {
   const rows = [];
   for (const row of FEATURE_ROWS) {
-    const present = await row.present();
-    rows.push({
-      id: row.id,
-      name: row.name,
-      target: row.target,
-      status: present
-        ? 'not measured: feature present, scenario not written yet'
-        : 'not measured: feature missing',
-    });
+    const base = { id: row.id, name: row.name, target: row.target };
+    if (!(await row.present())) {
+      rows.push({ ...base, status: 'not measured: feature missing' });
+    } else if (!row.measure) {
+      rows.push({ ...base, status: 'not measured: feature present, scenario not written yet' });
+    } else {
+      const { ok, text } = await row.measure(dir);
+      rows.push({ ...base, ok, status: `${ok ? 'met' : 'missed'}: ${text}` });
+    }
   }
   return rows;
 }

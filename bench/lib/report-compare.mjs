@@ -1,5 +1,5 @@
 // The comparison table: websites-sync beside a Terraform-style refresh and a naive script, and the
-// rows of features that may not be in the build yet.
+// rows of features that may not be in the build yet (⏸️ while not measured).
 import { seconds } from './measure.mjs';
 
 const verdict = (ok, text) => `${ok ? '✅' : '❌'} ${text}`;
@@ -68,7 +68,10 @@ export function featureTable(features) {
     ['Scenario', 'Target', 'Result'],
     ['---', '---', '---'],
   ];
-  for (const row of features) lines.push([row.name, row.target, `⏸️ ${row.status}`]);
+  for (const row of features) {
+    const mark = row.ok === undefined ? '⏸️' : row.ok ? '✅' : '❌';
+    lines.push([row.name, row.target, `${mark} ${row.status}`]);
+  }
   return lines.map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
@@ -102,6 +105,9 @@ export function issueTargets(results, targets) {
       `- Daemon RSS flat (≤ +10%) from run ${runs.checkpoint.toLocaleString('en')} to run ${runs.requests.min.toLocaleString('en')}: ${status(growth <= targets.rssGrowth)} (${(growth * 100).toFixed(1)}%).`,
     );
   }
-  for (const row of features ?? []) lines.push(`- ${row.name} (${row.target}): ${row.status}.`);
+  for (const row of features ?? []) {
+    const mark = row.ok === undefined ? '' : row.ok ? '✅ ' : '❌ ';
+    lines.push(`- ${row.name} (${row.target}): ${mark}${row.status}.`);
+  }
   return lines.join('\n');
 }

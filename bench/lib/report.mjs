@@ -217,7 +217,7 @@ requests take at the service's usual limit.
 
 ${compareTable(results.compare, COMPARE_LATENCY_MS)}
 
-## Rows of features still being built
+## Rows of features being built (measured once on main)
 
 ${featureTable(results.features)}
 
