@@ -33,6 +33,8 @@ export interface Config {
   listen: string | undefined;
   logLevel: string;
   timeoutMs: number;
+  /** `--rate-window`: the service's rate-limit window, which it does not announce. */
+  rateWindowMs: number;
   allowInsecureHttp: boolean;
   /** `export -o FILE`: where the manifest goes (stdout when absent). */
   outputFile: string | undefined;
@@ -59,6 +61,7 @@ export const OPTIONS = {
   listen: { type: 'string' },
   'log-level': { type: 'string' },
   timeout: { type: 'string' },
+  'rate-window': { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -74,6 +77,7 @@ export const EXPORT_OPTIONS = {
   'api-key-file': OPTIONS['api-key-file'],
   concurrency: OPTIONS.concurrency,
   timeout: OPTIONS.timeout,
+  'rate-window': OPTIONS['rate-window'],
   'log-level': OPTIONS['log-level'],
   'allow-insecure-http': OPTIONS['allow-insecure-http'],
   force: OPTIONS.force,
@@ -139,6 +143,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     listen: env.WEBSITES_SYNC_LISTEN || undefined,
     logLevel: 'info',
     timeoutMs: 30_000,
+    rateWindowMs: 60_000,
     allowInsecureHttp: false,
   };
 }
@@ -158,6 +163,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     throw new UsageError(`--log-level: "${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}`);
   }
   const interval = v.interval ?? env.WEBSITES_SYNC_INTERVAL;
+  const rateWindow = v['rate-window'] ?? env.WEBSITES_SYNC_RATE_WINDOW;
   return {
     ...base,
     command,
@@ -180,6 +186,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     listen: v.listen ?? base.listen,
     logLevel,
     timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
+    rateWindowMs: rateWindow ? parseDuration(rateWindow, '--rate-window') : base.rateWindowMs,
     allowInsecureHttp: v['allow-insecure-http'] ?? false,
     rest: [],
   };

@@ -14,6 +14,7 @@ export function connectFromConfig(config: Config, io: Io, hooks?: AttemptHooks) 
     apiKey,
     version: VERSION,
     timeoutMs: config.timeoutMs,
+    rateWindowMs: config.rateWindowMs,
     concurrency: config.concurrency,
     hooks,
   });

@@ -13,6 +13,7 @@ export interface DurationBounds {
 export const DURATION_BOUNDS = {
   '--interval': { minMs: 1_000, maxMs: 7 * 86_400_000 },
   '--timeout': { minMs: 100, maxMs: 600_000 },
+  '--rate-window': { minMs: 1_000, maxMs: 86_400_000 },
   '--delete-delay': { minMs: 0, maxMs: 365 * 86_400_000 },
 } as const satisfies Record<string, DurationBounds>;
 

@@ -37,6 +37,8 @@ Options:
       --detailed-exitcode    with --dry-run: exit 2 when there are changes
       --listen HOST:PORT     daemon: /healthz, /readyz and /metrics (WEBSITES_SYNC_LISTEN)
       --timeout DURATION     per request: connect, headers and body (default 30s)
+      --rate-window DURATION the service's rate-limit window, which it does not announce
+                             (WEBSITES_SYNC_RATE_WINDOW; default 1m): pacing stays inside it
       --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
                              (WEBSITES_SYNC_LOG_LEVEL, default info)
       --allow-insecure-http  allow a plain http:// base URL to a non-loopback host

@@ -10,6 +10,8 @@ export interface ConnectOptions {
   concurrency: number;
   /** Sees every attempt, retries included (the daemon counts requests by status). */
   hooks?: AttemptHooks;
+  /** `--rate-window`: the service's rate-limit window, which it does not announce. */
+  rateWindowMs?: number;
 }
 
 /** One client per process: its sockets and retry state live as long as the process. */
@@ -24,6 +26,7 @@ export function connectService(options: ConnectOptions): {
     timeoutMs: options.timeoutMs,
     connections: options.concurrency,
     hooks: options.hooks,
+    ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
   });
   const service = new HttpWebsiteService(http, { concurrency: options.concurrency });
   return { service, close: () => http.close() };

@@ -28,6 +28,8 @@ export interface HttpOptions {
    * one budget between transports (tests pass one with a fake clock).
    */
   pacing?: boolean | Pacer;
+  /** The service's rate-limit window, which it does not announce (see Pacer). */
+  rateWindowMs?: number;
 }
 
 export interface RequestOptions {
@@ -63,7 +65,7 @@ export class HttpTransport {
     const tuning = { ...DEFAULT_RETRY, ...options.retry };
     this.#timeoutMs = options.timeoutMs;
     this.maxAttempts = tuning.maxRetries + 1;
-    const pacer = pacerFor(options.pacing, tuning);
+    const pacer = pacerFor(options.pacing, tuning, options.rateWindowMs);
     const hooks = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
     this.#agent = new Agent({
       connections: options.connections,
@@ -127,10 +129,11 @@ export class HttpTransport {
   }
 }
 
-function pacerFor(pacing: HttpOptions['pacing'], tuning: RetryTuning): Pacer | undefined {
+function pacerFor(pacing: HttpOptions['pacing'], tuning: RetryTuning, windowMs?: number): Pacer | undefined {
   if (pacing === false) return undefined;
   // A throttled request waits no longer than the retry policy would honour a Retry-After.
-  return pacing instanceof Pacer ? pacing : new Pacer({ maxPauseMs: tuning.maxRetryAfterMs });
+  if (pacing instanceof Pacer) return pacing;
+  return new Pacer({ maxPauseMs: tuning.maxRetryAfterMs, ...(windowMs ? { windowMs } : {}) });
 }
 
 interface RawAnswer {

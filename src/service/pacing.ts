@@ -17,6 +17,12 @@ export interface PacerClock {
 
 export interface PacerOptions {
   clock?: PacerClock;
+  /**
+   * The service's window, which it does not announce (`--rate-window`, default 1 minute as its usual
+   * 60 a minute): known from the start, no 429 is needed to learn it. A 429 still corrects it. Without
+   * it, the window is learned from the first 429.
+   */
+  windowMs?: number;
   /** The longest pause honoured (a bounded Retry-After, as in the retry policy). */
   maxPauseMs?: number;
 }
@@ -29,8 +35,11 @@ const systemClock: PacerClock = {
   },
 };
 
-/** Our view of the window can lag the service's by a network round trip: predictions err late. */
-const SAFETY_MS = 50;
+/**
+ * The service counts whole seconds: its window starts at the second of its first hit, which our first
+ * answer may see one second later. Predictions err late by that second, never early.
+ */
+const SAFETY_MS = 1_000;
 /** A 429 that says nothing about when to come back. */
 const UNKNOWN_PAUSE_MS = 1_000;
 
@@ -57,6 +66,7 @@ export class Pacer {
   constructor(options: PacerOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#maxPauseMs = options.maxPauseMs ?? 5 * 60_000;
+    this.#windowMs = options.windowMs;
   }
 
   readonly hooks: AttemptHooks = {
@@ -124,7 +134,9 @@ export class Pacer {
       this.#olderInFlight = this.#inFlight;
     }
     if (newWindow) this.#resetAt = undefined;
-    if (newWindow || this.#awaitingFirstAnswer || this.#windowStart === undefined) this.#windowStart = now;
+    if (newWindow || this.#awaitingFirstAnswer || this.#windowStart === undefined) {
+      this.#windowStart = Math.floor(now / 1000) * 1000;
+    }
     this.#awaitingFirstAnswer = false;
     if (this.#remaining === 0 && this.#resetAt === undefined) this.#resetAt = this.#predictedReset(now);
   }
@@ -140,7 +152,7 @@ export class Pacer {
     this.#resetAt = resetAt;
     // The window's length, from its first answer to the end the service announced.
     if (announced !== undefined && this.#windowStart !== undefined) {
-      this.#windowMs = resetAt - this.#windowStart;
+      this.#windowMs = Math.ceil((resetAt - this.#windowStart) / 1000) * 1000;
     }
   }
 

@@ -9,6 +9,11 @@ export type ListShape = 'resource' | 'paginator';
 export interface ListQuery extends ListFilter {
   searchBy: 'domain';
   perPage: number;
+  /**
+   * `per_page` as the query gave it, when allowed: the controller passes the request's string on, so
+   * the paginator reports it as that string (an integer when the default was used).
+   */
+  perPageText: string | undefined;
   page: number;
 }
 
@@ -30,6 +35,7 @@ export function parseListQuery(query: FormInput, defaultPerPage: number): ListQu
     sortBy: query.sort_by === 'domain' ? 'domain' : 'id',
     sort: query.sort === 'asc' ? 'asc' : 'desc',
     perPage: allowedPerPage(query.per_page) ?? defaultPerPage,
+    perPageText: allowedPerPage(query.per_page) === undefined ? undefined : (query.per_page ?? undefined),
     // Laravel's paginator: anything but an integer >= 1 means page 1.
     page: page != null && /^[+]?\d+$/.test(page) && Number(page) >= 1 ? Number(page) : 1,
   };
@@ -80,6 +86,20 @@ function paginate(all: readonly StoredWebsite[], query: ListQuery, path: string)
   };
 }
 
+/** Laravel's `meta.links`: previous, the pages around the current one, next. */
+function pageLinks(p: PageInfo, prev: string | null, next: string | null) {
+  const pages = [];
+  const first = Math.max(1, p.currentPage - 3);
+  const last = Math.min(p.lastPage, p.currentPage + 3);
+  for (let n = first; n <= last; n++)
+    pages.push({ url: p.url(n), label: String(n), active: n === p.currentPage });
+  return [
+    { url: prev, label: '&laquo; Previous', active: false },
+    ...pages,
+    { url: next, label: 'Next &raquo;', active: false },
+  ];
+}
+
 export function renderList(
   all: readonly StoredWebsite[],
   query: ListQuery,
@@ -112,8 +132,10 @@ export function renderList(
       current_page: p.currentPage,
       from: p.from,
       last_page: p.lastPage,
+      links: pageLinks(p, prev, next),
       path: p.path,
-      per_page: p.perPage,
+      // The paginator reads it from the request when given: a string then, an integer otherwise.
+      per_page: query.perPageText ?? p.perPage,
       to: p.to,
       total: p.total,
     },

@@ -1,4 +1,6 @@
-// Laravel's throttle middleware: a fixed window per key that starts with the key's first hit.
+// Laravel's throttle middleware: a fixed window per key that starts with the key's first hit, counted
+// in whole seconds (its cache stores `time() + decay`), so the window begins at the second of the first
+// hit and Retry-After / X-RateLimit-Reset are integer seconds.
 
 export interface RateLimitOptions {
   /** Requests allowed per window. */
@@ -35,21 +37,21 @@ export class FixedWindowLimiter {
     const now = this.#now();
     let window = this.#windows.get(key);
     if (!window || now >= window.startedAt + this.options.windowMs) {
-      window = { startedAt: now, hits: 0 };
+      window = { startedAt: Math.floor(now / 1000) * 1000, hits: 0 };
       this.#windows.set(key, window);
     }
     const limit = String(this.options.limit);
     // A refused attempt does not count, as in Laravel: the window is not extended by retries.
     if (window.hits >= this.options.limit) {
-      const resetAt = window.startedAt + this.options.windowMs;
-      const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+      const resetAtSeconds = Math.ceil((window.startedAt + this.options.windowMs) / 1000);
+      const retryAfter = Math.max(1, resetAtSeconds - Math.floor(now / 1000));
       return {
         allowed: false,
         headers: {
           'X-RateLimit-Limit': limit,
           'X-RateLimit-Remaining': '0',
           'Retry-After': String(retryAfter),
-          'X-RateLimit-Reset': String(Math.ceil(now / 1000) + retryAfter),
+          'X-RateLimit-Reset': String(resetAtSeconds),
         },
       };
     }

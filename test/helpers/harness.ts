@@ -30,6 +30,8 @@ export interface SyncOptions {
   retry?: Partial<RetryTuning>;
   /** Per-attempt timeout; default 5 s. */
   timeoutMs?: number;
+  /** `--rate-window`: the service's window, known to the pacer from the start. */
+  rateWindowMs?: number;
 }
 
 /** One reconcile pass through the real client against the simulator, as `--once` does it. */
@@ -67,6 +69,7 @@ function connectForTest(options: SyncOptions, concurrency: number) {
     timeoutMs,
     connections: concurrency,
     retry: options.retry,
+    ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
   });
   return { service: new HttpWebsiteService(http, { concurrency }), close: () => http.close() };
 }

@@ -105,19 +105,21 @@ describe('Pacer', () => {
     pacer.acquire();
     pacer.release(ok(10, 0));
     pacer.acquire();
-    pacer.release(throttled(2)); // window length learned: 2100 ms from the first answer
+    // The service counts whole seconds: 2100 ms from the first answer's second is learned as 3 s.
+    pacer.release(throttled(2));
     clock.advance(2_000);
     await tick();
-    // Window 2: its first answer starts it; when it runs out, the next reset is predicted.
+    // Window 2 (at 2.1 s): it began at its first answer's second, 2 s; when it runs out, the next reset
+    // is predicted a second late, never early: 2 s + 3 s + 1 s.
     pacer.acquire();
     pacer.release(ok(10, 9));
     pacer.acquire();
     pacer.release(ok(10, 0));
     const attempts = ask(pacer, 2);
-    clock.advance(2_100);
+    clock.advance(3_899);
     await tick();
     expect(attempts.started()).toBe(0);
-    clock.advance(60);
+    clock.advance(1);
     await tick();
     expect(attempts.started()).toBe(2);
   });

@@ -24,6 +24,15 @@ describe('list, resource collection shape', () => {
       current_page: 1,
       from: 1,
       last_page: 3,
+      links: [
+        { url: null, label: '&laquo; Previous', active: false },
+        ...[1, 2, 3].map((n) => ({
+          url: expect.stringContaining(`page=${n}`),
+          label: String(n),
+          active: n === 1,
+        })),
+        { url: expect.stringContaining('page=2'), label: 'Next &raquo;', active: false },
+      ],
       path: `${sim.url}${WEBSITES}`,
       per_page: 10,
       to: 10,
@@ -62,7 +71,8 @@ describe('list, resource collection shape', () => {
   it('honours an allowed per_page', async () => {
     const { json } = await call(sim, 'GET', WEBSITES, { query: { per_page: '25' } });
     expect(json.data).toHaveLength(25);
-    expect(json.meta).toMatchObject({ per_page: 25, last_page: 2 });
+    // Passed on from the request, so a string; the default (above) is an integer.
+    expect(json.meta).toMatchObject({ per_page: '25', last_page: 2 });
   });
 
   it('answers the last page partially and a page past the end empty', async () => {
