@@ -154,7 +154,13 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
     const manifest = join(dir, 'creates.yaml');
     writeFileSync(manifest, manifestOf(websites(creates)));
     const state = join(dir, 'creates-state.json');
-    const run = await measuredRun(sim, syncArgs({ manifest, sim, state, dryRun: false }), dir);
+    // The service does not announce its window; the tool is told it, as a user would (--rate-window).
+    const args = [
+      ...syncArgs({ manifest, sim, state, dryRun: false }),
+      '--rate-window',
+      `${windowMs / 1000}s`,
+    ];
+    const run = await measuredRun(sim, args, dir);
     const min = listRequests(0) + creates;
     const windows = replayWindows(run.log, windowMs);
     const arrivals = run.log.map(([at]) => at);
