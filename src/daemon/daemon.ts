@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
 import type { Redactor } from '../model/index.js';
 import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
-import { type ReconcileResult, reconcile } from '../reconcile/index.js';
+import { classifyRun, type ReconcileResult, reconcile, summariseOutcome } from '../reconcile/index.js';
 import type { WebsiteService } from '../service/index.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
@@ -220,18 +220,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
     warnHeldBack(result, logger);
-    if (result.refused) return { result: 'refused', summary, outcomes: [], reason: result.refused };
-    const applied = result.applied;
-    const outcomes = applied?.outcomes ?? [];
-    if (applied?.authError)
-      return { result: 'failure', summary, outcomes, reason: applied.authError.message };
-    const failed = outcomes.filter((o) => o.result === 'failed').length;
-    const skipped = outcomes.filter((o) => o.result === 'skipped').length;
-    if (failed > 0) return { result: 'failure', summary, outcomes, reason: `${failed} operation(s) failed` };
-    if (skipped > 0) {
-      return { result: 'interrupted', summary, outcomes, reason: `${skipped} operation(s) not attempted` };
-    }
-    return { result: 'success', summary, outcomes };
+    const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));
+    const outcomes = result.applied?.outcomes ?? [];
+    return reason === undefined
+      ? { result: label, summary, outcomes }
+      : { result: label, summary, outcomes, reason };
   }
 
   #finish(report: RunReport, logger: Logger): void {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { DesiredState } from '../../model/index.js';
-import { type ReconcileResult, reconcile } from '../../reconcile/index.js';
+import { classifyRun, type ReconcileResult, reconcile, summariseOutcome } from '../../reconcile/index.js';
 import {
   buildSavedPlan,
   newSalt,
@@ -56,14 +56,10 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
 }
 
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {
-  if (result.refused) {
-    io.stderr.write(`websites-sync: refused: ${result.refused}\n`);
-    return EXIT.refused;
-  }
-  if (result.applied?.authError) throw result.applied.authError;
-  if (result.applied && result.applied.failed > 0) return EXIT.error;
-  if (config.dryRun && config.detailedExitcode && result.plan.changes.length > 0) return EXIT.changes;
-  return EXIT.ok;
+  const outcome = classifyRun(result, { dryRun: config.dryRun });
+  if (outcome.kind === 'refused') io.stderr.write(`websites-sync: refused: ${outcome.reason}\n`);
+  if (outcome.kind === 'failed' && outcome.authError) throw outcome.authError;
+  return summariseOutcome(outcome, { detailedExitcode: config.detailedExitcode }).exitCode;
 }
 
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
