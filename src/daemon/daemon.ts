@@ -24,6 +24,8 @@ export interface DaemonOptions {
   /** Keys fingerprints (derived from the API key). */
   secret: string;
   statePath: string;
+  /** `--backup-file`: deleted websites' settings, written before each delete. */
+  backupPath?: string;
   /** `--prune`; `prune: true` in the manifest also allows deletes. */
   prune: boolean;
   /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
@@ -203,6 +205,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       baseUrl: options.baseUrl,
       secret: options.secret,
       statePath: options.statePath,
+      ...(options.backupPath ? { backupPath: options.backupPath } : {}),
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
       now: this.#now,

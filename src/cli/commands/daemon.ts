@@ -25,6 +25,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       baseUrl,
       secret,
       statePath: config.stateFile,
+      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,
       force: config.force,

@@ -35,6 +35,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       baseUrl,
       secret,
       statePath: config.stateFile,
+      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
       prune,
       deleteDelayMs: config.deleteDelayMs,
       force: config.force,
