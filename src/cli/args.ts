@@ -20,6 +20,8 @@ export interface Config {
   stateFile: string;
   /** `--backup-file`: the deleted websites' settings; default beside the state file. */
   backupFile: string | undefined;
+  /** `--notify-url`: webhook for events (checked: https, or http to loopback only). */
+  notifyUrl: string | undefined;
   /** `restore DOMAIN…`: the domains to restore (all when empty). */
   domains: string[];
   concurrency: number;
@@ -52,6 +54,7 @@ export const OPTIONS = {
   'api-key-file': { type: 'string' },
   'state-file': { type: 'string' },
   'backup-file': { type: 'string' },
+  'notify-url': { type: 'string' },
   concurrency: { type: 'string' },
   interval: { type: 'string' },
   once: { type: 'boolean' },
@@ -138,6 +141,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     apiKeyFile: undefined,
     stateFile: env.WEBSITES_SYNC_STATE_FILE || './.websites-sync-state.json',
     backupFile: env.WEBSITES_SYNC_BACKUP_FILE || undefined,
+    notifyUrl: undefined,
     domains: [],
     concurrency: 4,
     intervalMs: 5 * 60_000,
@@ -183,6 +187,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     apiKeyFile: v['api-key-file'] ?? (env.WEBSITES_SYNC_API_KEY_FILE || undefined),
     stateFile: v['state-file'] ?? base.stateFile,
     backupFile: v['backup-file'] ?? base.backupFile,
+    notifyUrl: checkNotifyUrl(v['notify-url'] ?? (env.WEBSITES_SYNC_NOTIFY_URL || undefined)),
     concurrency: parseConcurrency(v.concurrency ?? env.WEBSITES_SYNC_CONCURRENCY),
     intervalMs: interval ? parseDuration(interval, '--interval') : base.intervalMs,
     once: v.once ?? false,
@@ -292,6 +297,20 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   }
   const baseUrl = url.href.replace(/\/+$/, '');
   return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
+}
+
+/** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
+function checkNotifyUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const shown = text.replace(/\/\/[^/@]*@/, '//');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--notify-url: "${shown}" is not a URL; use e.g. https://hooks.example.com/...`);
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url.href;
+  throw new UsageError(`--notify-url: "${shown}" must be https:// (plain http:// only to this machine)`);
 }
 
 function isLoopback(hostname: string): boolean {

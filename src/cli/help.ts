@@ -25,6 +25,10 @@ Options:
       --backup-file PATH     the settings of every deleted website, appended before the delete
                              (WEBSITES_SYNC_BACKUP_FILE, default .websites-sync-deleted.jsonl
                              beside the state file); read by restore
+      --notify-url URL       POST a JSON event (with a "text" field, for Slack-compatible
+                             webhooks) on drift corrected, failures, refusals, scheduled or due
+                             deletes, manifest invalid/valid (WEBSITES_SYNC_NOTIFY_URL; https://,
+                             or http:// to this machine)
       --concurrency N        requests in flight at most (WEBSITES_SYNC_CONCURRENCY, default 4)
       --interval DURATION    daemon resync period (WEBSITES_SYNC_INTERVAL, default 5m)
       --once                 reconcile once and exit

@@ -2,6 +2,7 @@
 // the one classification of how a run ended.
 export {
   classifyRun,
+  factsOfRun,
   type OutcomeSummary,
   type RunOutcome,
   type RunResultLabel,

@@ -1,6 +1,7 @@
 // How a run ended, said once for every caller: the one-shot CLI turns it into an exit status and the
 // daemon into metrics labels and readiness, so "failed" means the same thing in both (a failed or
 // skipped operation, or a refused key), and a refusal by the guard is never mistaken for a failure.
+import type { RunFacts } from '../notify/index.js';
 import type { AuthError } from '../service/index.js';
 import type { ReconcileResult } from './reconcile.js';
 
@@ -71,4 +72,19 @@ export function summariseOutcome(
     case 'interrupted':
       return { result: 'interrupted', reason: `${outcome.skipped} operation(s) not attempted`, exitCode: 1 };
   }
+}
+
+/** What the notifications of a run are made of (`eventsOfRun`), for --once and the daemon alike. */
+export function factsOfRun(
+  result: ReconcileResult,
+  context: { resync: boolean; delayed: boolean },
+): RunFacts {
+  const outcomes = result.applied?.outcomes ?? [];
+  return {
+    plan: result.plan,
+    failed: outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').map((o) => o.domain),
+    ...(result.refused ? { refused: result.refused } : {}),
+    applied: result.applied !== undefined,
+    ...context,
+  };
 }

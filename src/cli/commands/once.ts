@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
+import type { Logger } from 'pino';
 import type { DesiredState } from '../../model/index.js';
-import { classifyRun, type ReconcileResult, reconcile, summariseOutcome } from '../../reconcile/index.js';
+import { eventsOfRun, Notifier } from '../../notify/index.js';
+import {
+  classifyRun,
+  factsOfRun,
+  type ReconcileResult,
+  reconcile,
+  summariseOutcome,
+} from '../../reconcile/index.js';
 import {
   buildSavedPlan,
   newSalt,
@@ -44,6 +52,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       logger,
       ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
     });
+    await notifyRun(config, io, logger, result);
     if (result.stale) {
       io.stderr.write(staleMessage(config.plan ?? '', result.stale));
       return EXIT.error;
@@ -54,6 +63,19 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   } finally {
     await client.close();
   }
+}
+
+/** `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). */
+async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
+  if (!config.notifyUrl) return;
+  const notifier = new Notifier({
+    url: config.notifyUrl,
+    logger,
+    redact: (text) => io.redactor.redact(text),
+  });
+  const delayed = (config.deleteDelayMs ?? 0) > 0 || result.plan.pendingDeletes.length > 0;
+  notifier.notify(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
+  await notifier.flush();
 }
 
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {
