@@ -26,6 +26,8 @@ async function step(title, args) {
   });
   const status = await new Promise((resolve) => child.on('exit', resolve));
   console.log(`(exit ${status})`);
+  // A demo that shows a failure must not look like a success to whoever runs it (or a CI step).
+  if (status !== 0) throw new Error(`the step "${title}" exited ${status}; expected 0`);
 }
 
 try {
@@ -34,6 +36,9 @@ try {
   await step('apply it', ['--once']);
   await step('plan again: nothing left to do', ['--once', '--dry-run', '--detailed-exitcode']);
   console.log(`\nrequests the simulator received: ${simulator.requests.length}`);
+} catch (error) {
+  console.error(`\ndemo failed: ${error.message}`);
+  process.exitCode = 1;
 } finally {
   await simulator.close();
   rmSync(dir, { recursive: true, force: true });

@@ -37,6 +37,11 @@ export interface ApplyOptions {
    */
   persist?: () => Promise<void>;
   persistIntervalMs?: number;
+  /**
+   * Called before each delete is sent (the backup of the website's settings); when it throws, the
+   * delete is not sent and is reported as failed.
+   */
+  beforeDelete?: (change: DeleteChange) => Promise<void>;
   /** Aborted: no new operation starts (daemon shutdown); those in flight finish. */
   signal?: AbortSignal;
 }
@@ -102,10 +107,20 @@ async function applyChange(change: Change, options: ApplyOptions): Promise<Outco
   }
 }
 
-async function applyDelete(change: DeleteChange, { service, state }: ApplyOptions): Promise<Outcome> {
+async function applyDelete(change: DeleteChange, options: ApplyOptions): Promise<Outcome> {
+  const { service, state } = options;
   // The last line of defence: a plan saved before the website was protected still never deletes it.
   if (isProtected(state, change.id)) {
     return { ...outcomeOf(change, 'failed', change.id), error: 'not deleted: the website is protected' };
+  }
+  try {
+    await options.beforeDelete?.(change);
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return {
+      ...outcomeOf(change, 'failed', change.id),
+      error: `not deleted: its backup could not be written (${why})`,
+    };
   }
   const result = await service.deleteWebsite(change.id);
   forgetWebsite(state, change.id);

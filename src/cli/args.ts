@@ -6,7 +6,7 @@ import { UsageError } from './errors.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
 
-export type Command = 'sync' | 'validate' | 'export' | 'simulator' | 'help' | 'version';
+export type Command = 'sync' | 'validate' | 'export' | 'restore' | 'simulator' | 'help' | 'version';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface Config {
@@ -18,6 +18,12 @@ export interface Config {
   /** `--api-key-file` / WEBSITES_SYNC_API_KEY_FILE; it wins over WEBSITES_SYNC_API_KEY. */
   apiKeyFile: string | undefined;
   stateFile: string;
+  /** `--backup-file`: the deleted websites' settings; default beside the state file. */
+  backupFile: string | undefined;
+  /** `--notify-url`: webhook for events (checked: https, or http to loopback only). */
+  notifyUrl: string | undefined;
+  /** `restore DOMAIN…`: the domains to restore (all when empty). */
+  domains: string[];
   concurrency: number;
   intervalMs: number;
   once: boolean;
@@ -47,6 +53,8 @@ export const OPTIONS = {
   'base-url': { type: 'string' },
   'api-key-file': { type: 'string' },
   'state-file': { type: 'string' },
+  'backup-file': { type: 'string' },
+  'notify-url': { type: 'string' },
   concurrency: { type: 'string' },
   interval: { type: 'string' },
   once: { type: 'boolean' },
@@ -85,7 +93,7 @@ export const EXPORT_OPTIONS = {
   version: OPTIONS.version,
 } as const;
 
-const COMMANDS = new Set(['validate', 'export', 'simulator']);
+const COMMANDS = new Set(['validate', 'export', 'restore', 'simulator']);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
@@ -112,8 +120,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}. See websites-sync --help.`);
   }
+  if (command === 'restore') return { ...resolve(command, values, env), outputFile, domains: positionals };
   if (positionals.length > 0) {
-    throw new UsageError(`unknown command "${positionals[0]}"; commands are validate, export and simulator`);
+    throw new UsageError(
+      `unknown command "${positionals[0]}"; commands are validate, export, restore and simulator`,
+    );
   }
   return { ...resolve(command, values, env), outputFile };
 }
@@ -129,6 +140,9 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     apiKey: undefined,
     apiKeyFile: undefined,
     stateFile: env.WEBSITES_SYNC_STATE_FILE || './.websites-sync-state.json',
+    backupFile: env.WEBSITES_SYNC_BACKUP_FILE || undefined,
+    notifyUrl: undefined,
+    domains: [],
     concurrency: 4,
     intervalMs: 5 * 60_000,
     once: false,
@@ -172,6 +186,8 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     apiKey: env.WEBSITES_SYNC_API_KEY?.trim() || undefined,
     apiKeyFile: v['api-key-file'] ?? (env.WEBSITES_SYNC_API_KEY_FILE || undefined),
     stateFile: v['state-file'] ?? base.stateFile,
+    backupFile: v['backup-file'] ?? base.backupFile,
+    notifyUrl: checkNotifyUrl(v['notify-url'] ?? (env.WEBSITES_SYNC_NOTIFY_URL || undefined)),
     concurrency: parseConcurrency(v.concurrency ?? env.WEBSITES_SYNC_CONCURRENCY),
     intervalMs: interval ? parseDuration(interval, '--interval') : base.intervalMs,
     once: v.once ?? false,
@@ -281,6 +297,20 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   }
   const baseUrl = url.href.replace(/\/+$/, '');
   return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
+}
+
+/** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
+function checkNotifyUrl(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const shown = text.replace(/\/\/[^/@]*@/, '//');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--notify-url: "${shown}" is not a URL; use e.g. https://hooks.example.com/...`);
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url.href;
+  throw new UsageError(`--notify-url: "${shown}" must be https:// (plain http:// only to this machine)`);
 }
 
 function isLoopback(hostname: string): boolean {

@@ -11,6 +11,8 @@ Usage:
   websites-sync validate              check the manifest offline (no network, no key needed)
   websites-sync export [-o FILE]      write a manifest of the account as it is now (onboarding);
                                       an existing FILE is replaced only with --force
+  websites-sync restore [DOMAIN…]     print manifest entries for deleted websites, from the backup
+                                      file (settings only: statistics are not restorable)
   websites-sync simulator [--port N]  run the local simulator of the service (see --help there)
 
 Options:
@@ -20,6 +22,13 @@ Options:
                              otherwise WEBSITES_SYNC_API_KEY. Never on the command line.
       --state-file PATH      write-only field fingerprints (WEBSITES_SYNC_STATE_FILE,
                              default ./.websites-sync-state.json)
+      --backup-file PATH     the settings of every deleted website, appended before the delete
+                             (WEBSITES_SYNC_BACKUP_FILE, default .websites-sync-deleted.jsonl
+                             beside the state file); read by restore
+      --notify-url URL       POST a JSON event (with a "text" field, for Slack-compatible
+                             webhooks) on drift corrected, failures, refusals, scheduled or due
+                             deletes, manifest invalid/valid (WEBSITES_SYNC_NOTIFY_URL; https://,
+                             or http:// to this machine)
       --concurrency N        requests in flight at most (WEBSITES_SYNC_CONCURRENCY, default 4)
       --interval DURATION    daemon resync period (WEBSITES_SYNC_INTERVAL, default 5m)
       --once                 reconcile once and exit

@@ -2,11 +2,19 @@
 // The shebang's V8 option caps the young generation at 2 × 2 MB (V8 sizes it from the host's memory, up
 // to 2 × 64 MB): a large plan's peak RSS and a daemon's RSS over thousands of runs stay within a small
 // container's limit (docs/benchmarks.md). Run as `node dist/cli/main.js`, pass it yourself.
-import { enableCompileCache } from 'node:module';
 
-// Before anything else is imported: the bundle's chunks are compiled once and reused from the cache
-// (in the OS's temporary directory) by every later run, which halves start-up.
-enableCompileCache();
+// Checked before anything else loads: on an older Node the modules below fail with errors that say
+// nothing of the version (`Cannot read properties of undefined (reading 'bind')`).
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 22)) {
+  process.stderr.write(
+    `websites-sync needs Node.js 22.22 or newer (24 LTS recommended); this is Node.js ${process.version}\n`,
+  );
+  process.exit(1);
+}
+// Before the rest is imported: the bundle's chunks are compiled once and reused from the cache (in the
+// OS's temporary directory) by every later run, which halves start-up.
+(await import('node:module')).enableCompileCache();
 const { processIo } = await import('./io.js');
 const { run } = await import('./run.js');
 

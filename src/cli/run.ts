@@ -27,6 +27,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands/simulator.js')).runSimulatorCommand(config.rest);
       case 'export':
         return await (await import('./commands/export.js')).runExport(config, io);
+      case 'restore':
+        return await (await import('./commands/restore.js')).runRestore(config, io);
       case 'sync':
         // Without --once: the daemon; with --dry-run it is observe mode (logs every plan, changes nothing).
         if (!config.once) return await (await import('./commands/daemon.js')).runDaemon(config, io);

@@ -2,9 +2,17 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
 import type { Redactor } from '../model/index.js';
+import { eventsOfRun, manifestEvent, type Notifier } from '../notify/index.js';
 import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
-import { type ReconcileResult, reconcile } from '../reconcile/index.js';
+import {
+  classifyRun,
+  factsOfRun,
+  type ReconcileResult,
+  reconcile,
+  summariseOutcome,
+} from '../reconcile/index.js';
 import type { WebsiteService } from '../service/index.js';
+import { heldBackOf, warnHeldBack } from './held-back.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import { realTimers, Scheduler, type Timers, type Trigger } from './scheduler.js';
@@ -24,6 +32,8 @@ export interface DaemonOptions {
   /** Keys fingerprints (derived from the API key). */
   secret: string;
   statePath: string;
+  /** `--backup-file`: deleted websites' settings, written before each delete. */
+  backupPath?: string;
   /** `--prune`; `prune: true` in the manifest also allows deletes. */
   prune: boolean;
   /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
@@ -38,6 +48,8 @@ export interface DaemonOptions {
   logger: Logger;
   /** Learns the passwords of every manifest that comes into force (see Redactor). */
   redactor?: Redactor;
+  /** `--notify-url`: drift corrected, failures, refusals, scheduled deletes, manifest validity. */
+  notifier?: Notifier;
   metrics?: DaemonMetrics;
   timers?: Timers;
   /** Milliseconds since the epoch (durations and the last-success timestamp). */
@@ -79,6 +91,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #scheduler: Scheduler;
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
+  #wasValid: boolean | undefined;
   #runs = 0;
   #last: RunReport | undefined;
 
@@ -171,7 +184,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const logger = this.#options.logger.child({ run });
     let end: RunEnd;
     try {
-      end = await this.#attempt(logger);
+      end = await this.#attempt(logger, triggers);
     } catch (error) {
       end = {
         result: 'failure',
@@ -182,16 +195,39 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
   }
 
-  async #attempt(logger: Logger): Promise<RunEnd> {
+  async #attempt(logger: Logger, triggers: Trigger[]): Promise<RunEnd> {
     const { changed } = await this.#source.refresh();
     this.#options.metrics?.setManifestValid(this.#source.valid);
+    this.#notifyValidity();
     const manifest = this.#source.inForce;
     // A change to an invalid file brings nothing new to apply; resyncs go on with the last good one.
     if (!manifest || (changed && !this.#source.valid)) {
       return { result: 'invalid_manifest', outcomes: [], reason: this.#source.firstError };
     }
     if (this.#abort.signal.aborted) return { result: 'interrupted', outcomes: [], reason: 'shutting down' };
-    return this.#classify(await this.#reconcile(manifest, logger), logger);
+    const result = await this.#reconcile(manifest, logger);
+    this.#notifyRun(result, manifest, triggers);
+    return this.#classify(result, logger);
+  }
+
+  /** The manifest became invalid, or valid again: told once per change (the first state is silent). */
+  #notifyValidity(): void {
+    const valid = this.#source.valid;
+    if (this.#wasValid !== undefined && valid !== this.#wasValid) {
+      this.#options.notifier?.notify([manifestEvent(valid, this.#source.firstError ?? '')]);
+    }
+    this.#wasValid = valid;
+  }
+
+  #notifyRun(result: ReconcileResult, manifest: GoodManifest, triggers: Trigger[]): void {
+    const notifier = this.#options.notifier;
+    if (!notifier) return;
+    const facts = factsOfRun(result, {
+      // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift.
+      resync: !triggers.includes('change') && !triggers.includes('start'),
+      delayed: (this.#options.deleteDelayMs ?? manifest.desired.deleteDelayMs ?? 0) > 0,
+    });
+    notifier.notify(eventsOfRun(facts));
   }
 
   #reconcile(manifest: GoodManifest, logger: Logger): Promise<ReconcileResult> {
@@ -203,6 +239,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       baseUrl: options.baseUrl,
       secret: options.secret,
       statePath: options.statePath,
+      ...(options.backupPath ? { backupPath: options.backupPath } : {}),
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
       now: this.#now,
@@ -220,18 +257,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
     warnHeldBack(result, logger);
-    if (result.refused) return { result: 'refused', summary, outcomes: [], reason: result.refused };
-    const applied = result.applied;
-    const outcomes = applied?.outcomes ?? [];
-    if (applied?.authError)
-      return { result: 'failure', summary, outcomes, reason: applied.authError.message };
-    const failed = outcomes.filter((o) => o.result === 'failed').length;
-    const skipped = outcomes.filter((o) => o.result === 'skipped').length;
-    if (failed > 0) return { result: 'failure', summary, outcomes, reason: `${failed} operation(s) failed` };
-    if (skipped > 0) {
-      return { result: 'interrupted', summary, outcomes, reason: `${skipped} operation(s) not attempted` };
-    }
-    return { result: 'success', summary, outcomes };
+    const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));
+    const outcomes = result.applied?.outcomes ?? [];
+    return reason === undefined
+      ? { result: label, summary, outcomes }
+      : { result: label, summary, outcomes, reason };
   }
 
   #finish(report: RunReport, logger: Logger): void {
@@ -274,21 +304,5 @@ async function withinGrace(work: Promise<void>, ms: number, timers: Timers): Pro
     return await Promise.race([work.then(() => true as const), expired]);
   } finally {
     timers.clearTimeout(timer);
-  }
-}
-
-function heldBackOf({ observed, pending_delete, protected: kept }: PlanSummary) {
-  return { observed, pending_delete, protected: kept };
-}
-
-/** A bad merge under delete_delay, or drift on an observed website, is a warning in every run's log. */
-function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
-  if (plan.pendingDeletes.length > 0) {
-    const pending = plan.pendingDeletes.map(({ domain, id, since, due }) => ({ domain, id, since, due }));
-    logger.warn({ stage: 'plan', pending }, `${pending.length} delete(s) pending (delete_delay)`);
-  }
-  if (plan.observed.length > 0) {
-    const drifted = plan.observed.map((change) => change.domain);
-    logger.warn({ stage: 'plan', drifted }, `${drifted.length} observed website(s) drifted (not applied)`);
   }
 }

@@ -1,2 +1,11 @@
-// The reconcile stage's door: one pass of the pipeline, used by the one-shot CLI and the daemon.
+// The reconcile stage's door: one pass of the pipeline, used by the one-shot CLI and the daemon, and
+// the one classification of how a run ended.
+export {
+  classifyRun,
+  factsOfRun,
+  type OutcomeSummary,
+  type RunOutcome,
+  type RunResultLabel,
+  summariseOutcome,
+} from './outcome.js';
 export { type ReconcileOptions, type ReconcileResult, reconcile } from './reconcile.js';

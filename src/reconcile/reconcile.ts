@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan } from '../apply/index.js';
+import { appendBackup, backupEntryOf, backupPathFor } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
-import { checkDeleteGuard, computePlan, type Plan, summarise } from '../plan/index.js';
+import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
 import { loadState, lockState, recordLifecycle, type StateData, saveState } from '../state/index.js';
@@ -18,6 +19,8 @@ export interface ReconcileOptions {
   /** Keys fingerprints in the state and saved plans: derived from the API key, never written. */
   secret: string;
   statePath: string;
+  /** Where each deleted website's settings are appended before its delete (`--backup-file`). */
+  backupPath?: string;
   prune: boolean;
   /** `--delete-delay` / WEBSITES_SYNC_DELETE_DELAY; else the manifest's `delete_delay`; else 0. */
   deleteDelayMs?: number;
@@ -105,9 +108,20 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     concurrency: options.concurrency,
     logger: logger.child({ stage: 'apply' }),
     persist: () => saveState(options.statePath, state),
+    beforeDelete: backupBeforeDelete(options, current),
     signal: options.signal,
   });
   return { plan, current, applied };
+}
+
+/** The settings of each website about to be deleted, as last read, appended to the backup file. */
+function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteWebsite[]) {
+  const path = backupPathFor(options.statePath, options.backupPath);
+  const byId = new Map(current.map((record) => [record.id, record]));
+  return async (change: DeleteChange): Promise<void> => {
+    const record = byId.get(change.id) ?? { id: change.id, domain: change.domain };
+    await appendBackup(path, backupEntryOf(record, options.baseUrl, new Date((options.now ?? Date.now)())));
+  };
 }
 
 async function readState(options: ReconcileOptions): Promise<StateData> {

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
@@ -185,5 +187,25 @@ describe('websites-sync --help / --version', () => {
   it('prints help and version', async () => {
     expect((await runCli(['--help'])).stdout).toContain('websites-sync --once --dry-run');
     expect((await runCli(['--version'])).stdout).toMatch(/^websites-sync \d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe('npm run demo', () => {
+  it('exits non-zero when a step fails', async () => {
+    const demo = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url));
+    const child = spawn(process.execPath, [demo], {
+      env: { PATH: process.env.PATH, WEBSITES_SYNC_CONCURRENCY: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
+    const code = await new Promise((done) => child.on('close', done));
+    expect(output).toContain('demo failed: the step "what would change?" exited 1');
+    expect(code).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
 import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '../../daemon/index.js';
+import { Notifier } from '../../notify/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -18,6 +19,10 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const client = connectFromConfig(config, io, metrics.hooks);
   const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
+  const notifier =
+    config.notifyUrl === undefined
+      ? undefined
+      : new Notifier({ url: config.notifyUrl, logger, redact: (text) => io.redactor.redact(text) });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({
@@ -27,6 +32,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       baseUrl,
       secret,
       statePath: config.stateFile,
+      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,
       force: config.force,
@@ -35,10 +41,12 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       intervalMs: config.intervalMs,
       logger,
       redactor: io.redactor,
+      ...(notifier ? { notifier } : {}),
       metrics,
       listen,
     }).catch(explainListenFailure(config.listen));
     code = await handle.done;
+    await notifier?.flush();
   } finally {
     if (code === EXIT.ok) await client.close();
     else {

@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
+import type { Logger } from 'pino';
 import type { DesiredState } from '../../model/index.js';
-import { type ReconcileResult, reconcile } from '../../reconcile/index.js';
+import { eventsOfRun, Notifier } from '../../notify/index.js';
+import {
+  classifyRun,
+  factsOfRun,
+  type ReconcileResult,
+  reconcile,
+  summariseOutcome,
+} from '../../reconcile/index.js';
 import {
   buildSavedPlan,
   newSalt,
@@ -37,6 +45,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       baseUrl,
       secret,
       statePath: config.stateFile,
+      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
       prune,
       deleteDelayMs: config.deleteDelayMs,
       force: config.force,
@@ -45,6 +54,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       logger,
       ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
     });
+    await notifyRun(config, io, logger, result);
     if (result.stale) {
       io.stderr.write(staleMessage(config.plan ?? '', result.stale));
       return EXIT.error;
@@ -57,15 +67,24 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   }
 }
 
+/** `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). */
+async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
+  if (!config.notifyUrl) return;
+  const notifier = new Notifier({
+    url: config.notifyUrl,
+    logger,
+    redact: (text) => io.redactor.redact(text),
+  });
+  const delayed = (config.deleteDelayMs ?? 0) > 0 || result.plan.pendingDeletes.length > 0;
+  notifier.notify(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
+  await notifier.flush();
+}
+
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {
-  if (result.refused) {
-    io.stderr.write(`websites-sync: refused: ${result.refused}\n`);
-    return EXIT.refused;
-  }
-  if (result.applied?.authError) throw result.applied.authError;
-  if (result.applied && result.applied.failed > 0) return EXIT.error;
-  if (config.dryRun && config.detailedExitcode && result.plan.changes.length > 0) return EXIT.changes;
-  return EXIT.ok;
+  const outcome = classifyRun(result, { dryRun: config.dryRun });
+  if (outcome.kind === 'refused') io.stderr.write(`websites-sync: refused: ${outcome.reason}\n`);
+  if (outcome.kind === 'failed' && outcome.authError) throw outcome.authError;
+  return summariseOutcome(outcome, { detailedExitcode: config.detailedExitcode }).exitCode;
 }
 
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */

@@ -32,6 +32,8 @@ Options:
   --rate-limit N/SECONDS      throttle to N requests per SECONDS per key (e.g. 60/60)
   --list-shape SHAPE          resource (default) or paginator
   --max-websites N            plan limit of the account
+  --missing-update-status S   404 (default) or 500: how an update of a missing id is answered
+                              (500 as a public variant of the service does)
   --taken DOMAIN              a domain held by another account (repeatable)
   --error-rate F              fraction of API requests answered 500/502/503
   --reset-rate F              fraction whose connection is reset before taking effect
@@ -53,6 +55,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   'list-shape': { type: 'string' },
   'max-websites': { type: 'string' },
+  'missing-update-status': { type: 'string' },
   taken: { type: 'string', multiple: true },
   'error-rate': { type: 'string' },
   'reset-rate': { type: 'string' },
@@ -146,11 +149,18 @@ async function buildOptions(values: Values, env: NodeJS.ProcessEnv): Promise<Sim
     apiKey: values['api-key'] ?? env.SIMULATOR_API_KEY ?? 'test-key',
     listShape: shape ?? 'resource',
     maxWebsites: integer('max-websites', values['max-websites'], 0, Number.MAX_SAFE_INTEGER),
+    missingUpdateStatus: missingUpdateStatus(values['missing-update-status']),
     takenDomains: values.taken ?? [],
     websites: values['seed-file'] ? await readSeedFile(values['seed-file']) : [],
     rateLimit: rateLimit(values['rate-limit']),
     faults: faultOptions(values),
   };
+}
+
+function missingUpdateStatus(value: string | undefined): 404 | 500 {
+  if (value === undefined || value === '404') return 404;
+  if (value === '500') return 500;
+  throw new UsageError(`--missing-update-status must be 404 or 500, got "${value}"`);
 }
 
 function waitForStop(signal: AbortSignal | undefined): Promise<void> {

@@ -1,0 +1,75 @@
+// Deleting a website deletes its statistics for good; its settings at least can be put back. Before
+// each delete, the website as last read is appended to a JSON-lines file: one line per delete, written
+// in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
+// written, the delete is not sent.
+import { open, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { RemoteWebsite, WebsiteId } from '../model/index.js';
+
+export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
+
+export interface BackupEntry {
+  deleted_at: string;
+  base_url: string;
+  id: WebsiteId;
+  domain: string;
+  privacy: number | null | 'unknown';
+  email: boolean | null | 'unknown';
+  exclude_bots: boolean | null | 'unknown';
+  exclude_ips: string[] | 'unknown';
+  /** Never returned by the service: what was set cannot be known. */
+  exclude_params: 'unknown';
+  /** Whether a password was set; the password itself is never known, never written. */
+  password_set: boolean | 'unknown';
+}
+
+/** `.websites-sync-deleted.jsonl` beside the state file, unless one was named. */
+export function backupPathFor(statePath: string, backupFile: string | undefined): string {
+  return backupFile ?? join(dirname(statePath), DEFAULT_BACKUP_NAME);
+}
+
+export function backupEntryOf(record: RemoteWebsite, baseUrl: string, now: Date): BackupEntry {
+  const known = <T>(value: T | undefined): T | 'unknown' => (value === undefined ? 'unknown' : value);
+  return {
+    deleted_at: now.toISOString(),
+    base_url: baseUrl,
+    id: record.id,
+    domain: record.domain,
+    privacy: known(record.privacy),
+    email: known(record.email),
+    exclude_bots: known(record.exclude_bots),
+    exclude_ips: known(record.exclude_ips),
+    exclude_params: 'unknown',
+    password_set: known(record.hasPassword),
+  };
+}
+
+export async function appendBackup(path: string, entry: BackupEntry): Promise<void> {
+  const handle = await open(path, 'a', 0o600);
+  try {
+    await handle.write(`${JSON.stringify(entry)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every backup line that parses, oldest first; a missing file is none. */
+export async function readBackups(path: string): Promise<BackupEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return text.split('\n').flatMap((line) => {
+    if (line.trim() === '') return [];
+    try {
+      const entry = JSON.parse(line) as BackupEntry;
+      return typeof entry.domain === 'string' ? [entry] : [];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,10 @@
+// The backup stage's door: the settings of every deleted website, written before the delete, and read
+// back by `restore`.
+export {
+  appendBackup,
+  type BackupEntry,
+  backupEntryOf,
+  backupPathFor,
+  DEFAULT_BACKUP_NAME,
+  readBackups,
+} from './file.js';

@@ -1,0 +1,90 @@
+// How a run ended, said once for every caller: the one-shot CLI turns it into an exit status and the
+// daemon into metrics labels and readiness, so "failed" means the same thing in both (a failed or
+// skipped operation, or a refused key), and a refusal by the guard is never mistaken for a failure.
+import type { RunFacts } from '../notify/index.js';
+import type { AuthError } from '../service/index.js';
+import type { ReconcileResult } from './reconcile.js';
+
+export type RunOutcome =
+  /** A dry run: the plan was computed and not applied. */
+  | { kind: 'planned'; changes: number }
+  /** Every operation succeeded, or there was nothing to do. */
+  | { kind: 'applied'; changes: number }
+  /** Some operations failed (after retries) or were not attempted; the others were applied. */
+  | { kind: 'partially_applied'; failed: number; skipped: number }
+  /** The mass-delete guard refused the plan: nothing was applied. */
+  | { kind: 'refused'; reason: string }
+  /** A saved plan no longer matches what it was computed from: nothing was applied. */
+  | { kind: 'stale'; reasons: string[] }
+  /** The service refused the key part-way: the run stopped at once. */
+  | { kind: 'failed'; reason: string; authError?: AuthError }
+  /** A shutdown stopped the run before every operation was attempted. */
+  | { kind: 'interrupted'; skipped: number };
+
+/** The one classification of a run's result. */
+export function classifyRun(result: ReconcileResult, options: { dryRun: boolean }): RunOutcome {
+  if (result.stale) return { kind: 'stale', reasons: result.stale };
+  if (result.refused) return { kind: 'refused', reason: result.refused };
+  const changes = result.plan.changes.length;
+  if (options.dryRun || !result.applied)
+    return options.dryRun ? { kind: 'planned', changes } : { kind: 'applied', changes };
+  const { outcomes, authError } = result.applied;
+  if (authError) return { kind: 'failed', reason: authError.message, authError };
+  const failed = outcomes.filter((o) => o.result === 'failed').length;
+  const skipped = outcomes.filter((o) => o.result === 'skipped').length;
+  if (failed > 0) return { kind: 'partially_applied', failed, skipped };
+  if (skipped > 0) return { kind: 'interrupted', skipped };
+  return { kind: 'applied', changes };
+}
+
+/** The labels metrics and logs use for a run's result (stable: dashboards and alerts read them). */
+export type RunResultLabel = 'success' | 'failure' | 'refused' | 'interrupted';
+
+export interface OutcomeSummary {
+  result: RunResultLabel;
+  /** Why the run did not succeed, in a few words; undefined on success. */
+  reason?: string;
+  /** The one-shot CLI's exit status (PRODUCT: 0 ok, 1 error, 2 changes pending, 3 refused). */
+  exitCode: 0 | 1 | 2 | 3;
+}
+
+export function summariseOutcome(
+  outcome: RunOutcome,
+  options: { detailedExitcode?: boolean } = {},
+): OutcomeSummary {
+  switch (outcome.kind) {
+    case 'planned':
+      return { result: 'success', exitCode: options.detailedExitcode && outcome.changes > 0 ? 2 : 0 };
+    case 'applied':
+      return { result: 'success', exitCode: 0 };
+    case 'partially_applied':
+      return {
+        result: 'failure',
+        reason: `${outcome.failed + outcome.skipped} operation(s) failed`,
+        exitCode: 1,
+      };
+    case 'refused':
+      return { result: 'refused', reason: outcome.reason, exitCode: 3 };
+    case 'stale':
+      return { result: 'failure', reason: `stale plan: ${outcome.reasons.join('; ')}`, exitCode: 1 };
+    case 'failed':
+      return { result: 'failure', reason: outcome.reason, exitCode: 1 };
+    case 'interrupted':
+      return { result: 'interrupted', reason: `${outcome.skipped} operation(s) not attempted`, exitCode: 1 };
+  }
+}
+
+/** What the notifications of a run are made of (`eventsOfRun`), for --once and the daemon alike. */
+export function factsOfRun(
+  result: ReconcileResult,
+  context: { resync: boolean; delayed: boolean },
+): RunFacts {
+  const outcomes = result.applied?.outcomes ?? [];
+  return {
+    plan: result.plan,
+    failed: outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').map((o) => o.domain),
+    ...(result.refused ? { refused: result.refused } : {}),
+    applied: result.applied !== undefined,
+    ...context,
+  };
+}

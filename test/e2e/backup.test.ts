@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// Backups before every delete, and `restore` (issue 13 §5), from the built CLI.
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  simulator = await startSimulator({
+    websites: [
+      { domain: 'keep.example.com' },
+      { domain: 'old.example.com', privacy: 0, email: true, exclude_ips: ['203.0.113.7'] },
+      { domain: 'shop.example.com', privacy: 2, password: 'shop-secret-pw' },
+    ],
+  });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-backup-'));
+  await writeFile(
+    join(dir, 'websites.yaml'),
+    'version: 1\nprune: true\nwebsites:\n  - domain: keep.example.com\n',
+  );
+  env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+});
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+describe('backups before deletes', () => {
+  it('writes each deleted website to the backup file before its DELETE is sent, mode 0600, no secret', async () => {
+    const backup = join(dir, '.websites-sync-deleted.jsonl');
+    const seenAtDelete: string[] = [];
+    simulator.onRequest = (req) => {
+      if (req.method === 'DELETE') seenAtDelete.push(existsSync(backup) ? readFileSync(backup, 'utf8') : '');
+    };
+    const run = await runCli(['--once'], env);
+    expect(run.code, run.stdout).toBe(0);
+    expect(seenAtDelete).toHaveLength(2);
+    expect(seenAtDelete[0]).toMatch(/"domain":"(old|shop)\.example\.com"/);
+    expect(seenAtDelete[1]).toMatch(
+      /old\.example\.com[\s\S]*shop\.example\.com|shop\.example\.com[\s\S]*old\.example\.com/,
+    );
+    expect((await stat(backup)).mode & 0o777).toBe(0o600);
+    const text = readFileSync(backup, 'utf8');
+    expect(text).not.toContain('shop-secret-pw');
+    expect(JSON.parse(text.split('\n')[0]!)).toMatchObject({ exclude_params: 'unknown' });
+
+    const restored = await runCli(['restore', 'old.example.com'], env);
+    expect(restored.code).toBe(0);
+    expect(restored.stderr).toContain('statistics are not restorable');
+    expect(restored.stdout).toContain('domain: old.example.com');
+    await writeFile(join(dir, 'restored.yaml'), restored.stdout);
+    const validate = await runCli(['validate', '-f', join(dir, 'restored.yaml')], {
+      SHOP_EXAMPLE_COM_PASSWORD: 'x',
+    });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+
+    const all = await runCli(['restore'], env);
+    expect(all.stdout).toMatch(/domain: shop\.example\.com[\s\S]*password: \$\{/);
+  });
+
+  it('sends no DELETE when the backup cannot be written', async () => {
+    await mkdir(join(dir, 'backup-dir'));
+    const run = await runCli(['--once', '--backup-file', join(dir, 'backup-dir')], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /✗ delete old\.example\.com: not deleted: its backup could not be written \(EISDIR\)/,
+    );
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(simulator.listWebsites()).toHaveLength(3);
+  });
+});
