@@ -12,4 +12,9 @@ module.exports = {
   Dispatcher,
   Agent: require('../node_modules/undici/lib/dispatcher/agent'),
   interceptors: { retry: require('../node_modules/undici/lib/interceptor/retry') },
+  // Notifications (src/notify) post through undici's request() on its global dispatcher: rare, so the
+  // whole of undici is loaded only when one is sent.
+  get request() {
+    return require('../node_modules/undici').request;
+  },
 };
