@@ -176,6 +176,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new UsageError(`--log-level: "${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}`);
   }
+  refuseContradictions(v);
   const interval = v.interval ?? env.WEBSITES_SYNC_INTERVAL;
   const rateWindow = v['rate-window'] ?? env.WEBSITES_SYNC_RATE_WINDOW;
   return {
@@ -297,6 +298,23 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   }
   const baseUrl = url.href.replace(/\/+$/, '');
   return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
+}
+
+/** Options that would silently mean something else are errors, as the user wrote them. */
+function refuseContradictions(v: Values): void {
+  if (v['detailed-exitcode'] && !v['dry-run']) {
+    throw new UsageError(
+      '--detailed-exitcode: only with --dry-run (it reports pending changes; an apply has none left)',
+    );
+  }
+  const daemonOnly = [v.listen !== undefined && '--listen', v.interval !== undefined && '--interval'].filter(
+    Boolean,
+  );
+  if (v.once && daemonOnly.length > 0) {
+    throw new UsageError(
+      `${daemonOnly.join(', ')}: only for the daemon; --once runs once and serves nothing`,
+    );
+  }
 }
 
 /** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */

@@ -25,6 +25,9 @@ describe('parseConfig', () => {
     { argv: ['--output', 'yaml'], message: /use text, json or markdown/ },
     { argv: ['--interval', 'soon'], message: /not a duration/ },
     { argv: ['apply'], message: /unknown command "apply"/ },
+    { argv: ['--once', '--detailed-exitcode'], message: /--detailed-exitcode: only with --dry-run/ },
+    { argv: ['--once', '--listen', ':9090'], message: /--listen: only for the daemon/ },
+    { argv: ['--once', '--dry-run', '--interval', '5m'], message: /--interval: only for the daemon/ },
   ])('rejects $argv', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);
   });
