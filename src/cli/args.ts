@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
+import { suggest } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
@@ -46,6 +47,8 @@ export interface Config {
   outputFile: string | undefined;
   /** Arguments after a sub-command that parses its own (simulator). */
   rest: string[];
+  /** `COMMAND --help`: whose help to show. */
+  helpFor?: Command;
 }
 
 export const OPTIONS = {
@@ -96,10 +99,35 @@ export const EXPORT_OPTIONS = {
 const COMMANDS = new Set(['validate', 'export', 'restore', 'simulator']);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/**
+ * The sub-command wherever it stands among the global options (`-f x.yaml validate` as well as
+ * `validate -f x.yaml`), and the other arguments. The simulator parses its own, so it comes first.
+ */
+function splitCommand(argv: string[]): { command: Command; args: string[] } {
+  if (argv[0] === 'simulator') return { command: 'simulator', args: argv.slice(1) };
+  const takesValue = (token: string | undefined) =>
+    token !== undefined &&
+    !token.includes('=') &&
+    (/^-[fo]$/.test(token) ||
+      (token.startsWith('--') &&
+        (OPTIONS as Record<string, { type: string }>)[token.slice(2)]?.type === 'string'));
+  const index = argv.findIndex(
+    (token, i) => COMMANDS.has(token) && token !== 'simulator' && !takesValue(argv[i - 1]),
+  );
+  if (index === -1) return { command: 'sync', args: argv };
+  return { command: argv[index] as Command, args: [...argv.slice(0, index), ...argv.slice(index + 1)] };
+}
+
+/** parseArgs' message for an unknown option, with the closest known one. */
+function explainParseError(error: Error, options: Record<string, unknown>): string {
+  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(error.message)?.[1];
+  if (!unknown) return `${error.message}. See websites-sync --help.`;
+  const near = suggest(unknown.replace(/^-+/, ''), Object.keys(options));
+  return `unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} See websites-sync --help.`;
+}
+
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
-  const [first, ...others] = argv;
-  const command = first && COMMANDS.has(first) ? (first as Command) : 'sync';
-  const args = command === 'sync' ? argv : others;
+  const { command, args } = splitCommand(argv);
   if (command === 'simulator') return { ...defaults(env), command, rest: args, outputFile: undefined };
   if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     throw new UsageError(
@@ -118,12 +146,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
       ({ values, positionals } = parse(args));
     }
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}. See websites-sync --help.`);
+    throw new UsageError(explainParseError(error as Error, command === 'export' ? EXPORT_OPTIONS : OPTIONS));
   }
   if (command === 'restore') return { ...resolve(command, values, env), outputFile, domains: positionals };
   if (positionals.length > 0) {
+    const near = suggest(positionals[0] ?? '', [...COMMANDS]);
     throw new UsageError(
-      `unknown command "${positionals[0]}"; commands are validate, export, restore and simulator`,
+      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore and simulator`,
     );
   }
   return { ...resolve(command, values, env), outputFile };
@@ -166,7 +195,7 @@ type Values = ReturnType<typeof parse>['values'];
 
 function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Config, 'outputFile'> {
   const base = defaults(env);
-  if (v.help) return { ...base, command: 'help', rest: [] };
+  if (v.help) return { ...base, command: 'help', helpFor: command, rest: [] };
   if (v.version) return { ...base, command: 'version', rest: [] };
   const output = v.output ?? 'text';
   if (!['text', 'json', 'markdown'].includes(output)) {

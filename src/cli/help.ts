@@ -62,3 +62,37 @@ Exit status: 0 success or no changes; 1 error (invalid manifest, authentication,
 operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by
 the mass-delete guard.
 `;
+
+/** `COMMAND --help`: what the command does and the options it takes. */
+const COMMAND_HELP: Partial<Record<string, string>> = {
+  validate: `websites-sync validate [-f PATH]
+
+Checks the manifest offline: no network, no base URL or key needed. Prints every problem with its
+file, line and column, then the warnings; exits 1 when there is an error.
+
+  -f, --manifest PATH   the manifest (WEBSITES_SYNC_MANIFEST, default ./websites.yaml)
+`,
+  export: `websites-sync export [-o FILE] [--force]
+
+Writes a manifest of the account's websites as they are now (to adopt the tool on an existing
+account): to stdout, or to FILE (an existing FILE is replaced only with --force). Needs the base URL
+and the key, like a run.
+
+  -o, --output-file FILE   where the manifest goes
+      --force              replace an existing FILE
+      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --log-level: as for a run
+`,
+  restore: `websites-sync restore [DOMAIN…] [--backup-file PATH]
+
+Prints manifest entries (valid for validate) for deleted websites, from the latest backup of each in
+the backup file; all of them without DOMAIN. Only settings come back: statistics are not restorable.
+
+      --backup-file PATH   (WEBSITES_SYNC_BACKUP_FILE, default .websites-sync-deleted.jsonl beside the
+                           state file)
+      --state-file PATH    locates the default backup file
+`,
+};
+
+export function helpFor(command: string | undefined): string {
+  return (command && COMMAND_HELP[command]) ?? HELP;
+}

@@ -2,7 +2,7 @@ import { AuthError, ServiceError } from '../service/index.js';
 import { StateLockError } from '../state/index.js';
 import { parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
-import { HELP } from './help.js';
+import { helpFor } from './help.js';
 import type { Io } from './io.js';
 import { VERSION } from './version.js';
 
@@ -16,7 +16,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const config = parseConfig(argv, io.env);
     switch (config.command) {
       case 'help':
-        io.stdout.write(HELP);
+        io.stdout.write(helpFor(config.helpFor));
         return EXIT.ok;
       case 'version':
         io.stdout.write(`websites-sync ${VERSION}\n`);

@@ -1,9 +1,9 @@
 // Turns zod issues into findings: one per unknown key (at the key's own line, with a suggestion),
 // and the deepest meaningful issue of a union (a bad entry of a list, not "invalid list").
 import type { z } from 'zod';
+import { suggest } from '../model/index.js';
 import type { Finding, Path } from './locate.js';
 import { DEFAULTS_KEYS, MANIFEST_KEYS, WEBSITE_KEYS } from './schema.js';
-import { suggest } from './suggest.js';
 
 type Issue = z.core.$ZodIssue;
 

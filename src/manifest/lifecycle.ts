@@ -1,10 +1,9 @@
 // What the tool may do to a website, as opposed to what the website should be: protection from
 // deletes, observe-only, fields owned by someone else, and how long a delete waits.
 import { z } from 'zod';
-import { parseDurationMs, WRITABLE_FIELDS, type WritableField } from '../model/index.js';
+import { parseDurationMs, suggest, WRITABLE_FIELDS, type WritableField } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 import { booleanSchema } from './fields.js';
-import { suggest } from './suggest.js';
 
 function unknownFieldMessage(input: unknown): string {
   const allowed = `allowed: ${WRITABLE_FIELDS.join(', ')}`;

@@ -8,4 +8,5 @@ export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
+export { editDistance, suggest } from './suggest.js';
 export * from './types.js';

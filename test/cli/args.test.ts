@@ -25,6 +25,8 @@ describe('parseConfig', () => {
     { argv: ['--output', 'yaml'], message: /use text, json or markdown/ },
     { argv: ['--interval', 'soon'], message: /not a duration/ },
     { argv: ['apply'], message: /unknown command "apply"/ },
+    { argv: ['valdiate'], message: /unknown command "valdiate"; did you mean "validate"\?/ },
+    { argv: ['--prnue'], message: /unknown option --prnue; did you mean --prune\?/ },
     { argv: ['--once', '--detailed-exitcode'], message: /--detailed-exitcode: only with --dry-run/ },
     { argv: ['--once', '--listen', ':9090'], message: /--listen: only for the daemon/ },
     { argv: ['--once', '--dry-run', '--interval', '5m'], message: /--interval: only for the daemon/ },
@@ -113,5 +115,22 @@ describe('the API key', () => {
   it('is not read by commands that do not talk to the service (validate)', () => {
     const config = parseConfig(['validate'], { WEBSITES_SYNC_API_KEY_FILE: join(dir, 'missing') });
     expect(config.command).toBe('validate');
+  });
+});
+
+describe('commands and options in any order', () => {
+  it('takes global options before the sub-command', () => {
+    expect(parseConfig(['-f', 'x.yaml', 'validate'], {})).toMatchObject({
+      command: 'validate',
+      manifest: 'x.yaml',
+    });
+    expect(parseConfig(['--manifest', 'validate.yaml', 'validate'], {})).toMatchObject({
+      command: 'validate',
+      manifest: 'validate.yaml',
+    });
+  });
+
+  it('shows the help of the command asked about', () => {
+    expect(parseConfig(['validate', '--help'], {})).toMatchObject({ command: 'help', helpFor: 'validate' });
   });
 });

@@ -130,7 +130,7 @@ describe('websites-sync --once', () => {
   });
 
   it.each([
-    { args: ['--once', '--bogus'], message: /Unknown option '--bogus'/ },
+    { args: ['--once', '--bogus'], message: /unknown option --bogus/ },
     { args: ['--once', '--base-url', 'http://stats.example.com'], message: /unencrypted/ },
     { args: ['--once', '--api-key=abc'], message: /never accepted on the command line/ },
   ])('exits 1 on bad usage: $args', async ({ args, message }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, suggest } from '../../src/manifest/suggest.js';
+import { editDistance, suggest } from '../../src/model/index.js';
 
 const KEYS = ['domain', 'privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips'];
 
