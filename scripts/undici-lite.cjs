@@ -11,6 +11,7 @@ Object.assign(Dispatcher.prototype, api);
 module.exports = {
   Dispatcher,
   Agent: require('../node_modules/undici/lib/dispatcher/agent'),
+  EnvHttpProxyAgent: require('../node_modules/undici/lib/dispatcher/env-http-proxy-agent'),
   interceptors: { retry: require('../node_modules/undici/lib/interceptor/retry') },
   // Notifications (src/notify) post through undici's request() on its global dispatcher: rare, so the
   // whole of undici is loaded only when one is sent.

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, interceptors } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks } from './attempts.js';
 import { AuthError, excerptOf, ServiceError } from './errors.js';
@@ -49,7 +49,7 @@ export class HttpTransport {
   readonly #origin: URL;
   readonly #headers: Record<string, string>;
   readonly #dispatcher: Dispatcher;
-  readonly #agent: Agent;
+  readonly #agent: Dispatcher;
   readonly #timeoutMs: number;
   /** Attempts of one request at most: the first and its retries. */
   readonly maxAttempts: number;
@@ -67,14 +67,19 @@ export class HttpTransport {
     this.maxAttempts = tuning.maxRetries + 1;
     const pacer = pacerFor(options.pacing, tuning, options.rateWindowMs);
     const hooks = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
-    this.#agent = new Agent({
+    const agentOptions = {
       connections: options.connections,
       connect: { timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).
       maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    };
+    // HTTPS_PROXY / HTTP_PROXY / NO_PROXY as every other CLI tool reads them; a service on this
+    // machine (the simulator, a tunnel) is never sent through a proxy.
+    this.#agent = isLoopbackHost(this.#origin.hostname)
+      ? new Agent(agentOptions)
+      : new EnvHttpProxyAgent(agentOptions);
     this.#dispatcher = this.#agent.compose(
       attemptInterceptor(hooks, options.timeoutMs),
       interceptors.retry({
@@ -127,6 +132,11 @@ export class HttpTransport {
   async close(): Promise<void> {
     await this.#agent.close();
   }
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '::1';
 }
 
 function pacerFor(pacing: HttpOptions['pacing'], tuning: RetryTuning, windowMs?: number): Pacer | undefined {
