@@ -17,6 +17,13 @@ export type OutcomeResult =
   | 'failed'
   | 'skipped';
 
+/** Every result an operation of each kind can end with (metrics start each at 0). */
+export const OPERATION_RESULTS: Readonly<Record<Change['kind'], readonly OutcomeResult[]>> = {
+  create: ['created', 'adopted', 'failed', 'skipped'],
+  update: ['updated', 'failed', 'skipped'],
+  delete: ['deleted', 'already-gone', 'failed', 'skipped'],
+};
+
 export interface Outcome {
   action: Change['kind'];
   domain: string;

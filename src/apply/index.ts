@@ -1,1 +1,8 @@
-export { type ApplyOptions, type ApplyResult, applyPlan, type Outcome, type OutcomeResult } from './apply.js';
+export {
+  type ApplyOptions,
+  type ApplyResult,
+  applyPlan,
+  OPERATION_RESULTS,
+  type Outcome,
+  type OutcomeResult,
+} from './apply.js';

@@ -1,0 +1,54 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+// Issue 12 §7: the example's memory figures come from the benchmark, and a slow first start is not
+// killed by the liveness probe.
+const root = new URL('../../', import.meta.url);
+
+interface Container {
+  resources: { requests: { memory: string }; limits: { memory: string } };
+  startupProbe?: { httpGet: { path: string }; periodSeconds: number; failureThreshold: number };
+  livenessProbe?: unknown;
+}
+
+async function container(): Promise<Container> {
+  const text = await readFile(new URL('examples/kubernetes/deployment.yaml', root), 'utf8');
+  const deployment = parseAllDocuments(text)
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === 'Deployment');
+  return deployment.spec.template.spec.containers[0] as Container;
+}
+
+function mebibytes(quantity: string): number {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!match) throw new Error(`unexpected quantity ${quantity}`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+}
+
+/** A figure in MB from the committed benchmark results, by the pattern that precedes it. */
+async function measured(pattern: RegExp): Promise<number> {
+  const text = await readFile(new URL('docs/benchmarks.md', root), 'utf8');
+  const match = pattern.exec(text);
+  if (!match) throw new Error(`docs/benchmarks.md has no ${pattern}`);
+  return Number(match[1]);
+}
+
+describe('the Kubernetes example', () => {
+  it('requests at least what the daemon uses and allows the largest measured peak', async () => {
+    const { resources } = await container();
+    const daemonMb = await measured(/→ (\d+) MB after 5,000/);
+    const peakMb = await measured(/Peak RSS of that 100,000-website plan .*?\| (\d+) MB/);
+    const toMb = (mib: number) => (mib * 1024 * 1024) / 1e6;
+    expect(toMb(mebibytes(resources.requests.memory))).toBeGreaterThanOrEqual(daemonMb);
+    expect(toMb(mebibytes(resources.limits.memory))).toBeGreaterThan(peakMb);
+  });
+
+  it('gives the first start time before liveness counts', async () => {
+    const { startupProbe, livenessProbe } = await container();
+    expect(livenessProbe).toBeDefined();
+    expect(startupProbe?.httpGet.path).toBe('/healthz');
+    const seconds = (startupProbe?.periodSeconds ?? 0) * (startupProbe?.failureThreshold ?? 0);
+    expect(seconds).toBeGreaterThanOrEqual(20 * 60);
+  });
+});
