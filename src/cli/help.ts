@@ -60,7 +60,7 @@ shown, never written), ignore_fields: [email, ...] (never compared, shown or sen
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
 operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by
-the mass-delete guard.
+the mass-delete guard; 130 / 143 stopped by SIGINT / SIGTERM (operations in flight finish first).
 `;
 
 /** `COMMAND --help`: what the command does and the options it takes. */

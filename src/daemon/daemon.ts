@@ -7,6 +7,7 @@ import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
 import {
   classifyRun,
   factsOfRun,
+  Interrupted,
   type ReconcileResult,
   reconcile,
   summariseOutcome,
@@ -186,8 +187,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     try {
       end = await this.#attempt(logger, triggers);
     } catch (error) {
+      // Shutdown while the account was being read: nothing was changed, nothing failed.
       end = {
-        result: 'failure',
+        result: error instanceof Interrupted ? 'interrupted' : 'failure',
         outcomes: [],
         reason: error instanceof Error ? error.message : String(error),
       };

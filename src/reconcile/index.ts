@@ -8,4 +8,4 @@ export {
   type RunResultLabel,
   summariseOutcome,
 } from './outcome.js';
-export { type ReconcileOptions, type ReconcileResult, reconcile } from './reconcile.js';
+export { Interrupted, type ReconcileOptions, type ReconcileResult, reconcile } from './reconcile.js';

@@ -72,7 +72,10 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.
-  const [state, listed] = await Promise.all([readState(options), options.service.listWebsites()]);
+  const [state, listed] = await Promise.all([
+    readState(options),
+    untilAborted(options.service.listWebsites(), options.signal),
+  ]);
   let current = listed;
   logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
   let { plan, stale, force } = planFrom(options, current, state);
@@ -81,7 +84,8 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   // says is absent or present, so then the account is read again until two listings agree; a plan of
   // updates only, and a converged account, cost nothing more.
   if (!saved && plan.changes.some((c) => c.kind !== 'update')) {
-    const confirmed = await options.service.confirmListing?.();
+    const confirm = options.service.confirmListing;
+    const confirmed = confirm && (await untilAborted(confirm.call(options.service), options.signal));
     if (confirmed) {
       current = confirmed;
       ({ plan, stale, force } = planFrom(options, current, state));
@@ -112,6 +116,28 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     signal: options.signal,
   });
   return { plan, current, applied };
+}
+
+/** A stop was asked for while the account was being read: nothing was changed. */
+export class Interrupted extends Error {
+  constructor() {
+    super('interrupted before any change was made');
+  }
+}
+
+/**
+ * Reading a large account takes minutes at the rate limit; a stop asked for meanwhile ends the run at
+ * once (the reads left behind change nothing), where a stop during the apply lets it finish its
+ * operations in flight.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new Interrupted());
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new Interrupted());
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /** The settings of each website about to be deleted, as last read, appended to the backup file. */

@@ -10,8 +10,21 @@ export interface AttemptInfo {
   error?: Error;
 }
 
+/** A failed attempt that will be tried again, and how long until then. */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** The HTTP status, or the network failure's code. */
+  reason: string;
+  /** 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+}
+
 /** Seen by every attempt, retries included: pacing and metrics plug in here. */
 export interface AttemptHooks {
+  /** A retry is scheduled: the CLI logs it, so a wait of seconds is never silent. */
+  onRetry?: (info: RetryInfo) => void;
   /** Awaited before each attempt is sent (pacing). */
   beforeAttempt?: () => Promise<void> | undefined;
   afterAttempt?: (info: AttemptInfo) => void;

@@ -23,6 +23,10 @@ export function composeHooks(first: AttemptHooks, second: AttemptHooks): Attempt
       first.afterAttempt?.(info);
       second.afterAttempt?.(info);
     },
+    onRetry: (info) => {
+      first.onRetry?.(info);
+      second.onRetry?.(info);
+    },
   };
 }
 

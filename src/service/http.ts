@@ -83,7 +83,7 @@ export class HttpTransport {
     this.#dispatcher = this.#agent.compose(
       attemptInterceptor(hooks, options.timeoutMs),
       interceptors.retry({
-        retry: createRetryPolicy(tuning),
+        retry: createRetryPolicy(tuning, options.hooks?.onRetry),
         maxRetries: tuning.maxRetries,
         methods: RETRY_METHODS,
         statusCodes: RETRY_STATUS_CODES,

@@ -1,4 +1,5 @@
 import type { Dispatcher, RetryHandler } from 'undici';
+import type { RetryInfo } from './attempt-types.js';
 
 // undici's retry interceptor does the mechanics (re-dispatch, body replay, Retry-After parsing is ours);
 // this policy decides *whether* and *when*. We replace its default for two reasons: the default has no
@@ -89,7 +90,10 @@ interface RetryableError extends Error {
   headers?: Record<string, string | string[] | undefined>;
 }
 
-export function createRetryPolicy(tuning: RetryTuning): RetryHandler.RetryCallback {
+export function createRetryPolicy(
+  tuning: RetryTuning,
+  onRetry?: (info: RetryInfo) => void,
+): RetryHandler.RetryCallback {
   return (err, { state, opts }, callback) => {
     const { statusCode, code, headers } = err as RetryableError;
     const options = opts.retryOptions ?? {};
@@ -104,6 +108,13 @@ export function createRetryPolicy(tuning: RetryTuning): RetryHandler.RetryCallba
     }
     const retryAfter = headers?.['retry-after'];
     const delay = retryDelayMs(state.counter, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, tuning);
+    onRetry?.({
+      method: opts.method,
+      path: opts.path,
+      reason: statusCode === undefined ? (code ?? err.message) : `HTTP ${statusCode}`,
+      retry: state.counter,
+      delayMs: delay,
+    });
     // The interceptor cancels this timer when the request is aborted.
     return setTimeout(() => callback(null), delay);
   };

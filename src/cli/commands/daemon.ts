@@ -16,9 +16,9 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   growHeapSlowly();
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
-  const client = connectFromConfig(config, io, metrics.hooks);
-  const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
+  const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger });
+  const { baseUrl, secret } = client;
   const notifier =
     config.notifyUrl === undefined
       ? undefined

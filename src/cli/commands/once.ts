@@ -5,6 +5,7 @@ import { eventsOfRun, Notifier } from '../../notify/index.js';
 import {
   classifyRun,
   factsOfRun,
+  Interrupted,
   type ReconcileResult,
   reconcile,
   summariseOutcome,
@@ -20,6 +21,7 @@ import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
+import { exitCodeOf, interruptOnSignals } from '../interrupt.js';
 import type { Io } from '../io.js';
 import { loadOrExit } from '../load.js';
 import { createLogger } from '../logger.js';
@@ -33,9 +35,10 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
-  const client = connectFromConfig(config, io);
-  const { baseUrl, secret } = client;
   const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
+  const client = connectFromConfig(config, io, { logger });
+  const { baseUrl, secret } = client;
+  const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {
     const prune = config.prune || desired.prune;
     const result = await reconcile({
@@ -52,6 +55,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       dryRun: config.dryRun,
       concurrency: config.concurrency,
       logger,
+      signal: interruption.signal,
       ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
     });
     await notifyRun(config, io, logger, result);
@@ -61,10 +65,26 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
     }
     io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
     await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
-    return exitCode(config, result, io);
+    const code = exitCode(config, result, io);
+    return interruption.received ? exitCodeOf(interruption.received) : code;
+  } catch (error) {
+    if (!(error instanceof Interrupted && interruption.received)) throw error;
+    io.stderr.write(`websites-sync: ${error.message}\n`);
+    return exitCodeOf(interruption.received);
   } finally {
-    await client.close();
+    interruption.dispose();
+    await closeClient(client, interruption.received);
   }
+}
+
+/**
+ * After a stop was asked for, requests still on their way (a listing abandoned, a retry waiting) must not
+ * hold the process open until they time out.
+ */
+async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.Signals | undefined) {
+  if (!stopped) return client.close();
+  void client.close();
+  setTimeout(() => process.exit(exitCodeOf(stopped)), 1000).unref();
 }
 
 /** `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). */

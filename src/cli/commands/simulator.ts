@@ -9,6 +9,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from '../../simulator/index.js';
+import { exitCodeOf } from '../interrupt.js';
 
 export interface SimulatorCommandIo {
   stdout?: { write(text: string): unknown };
@@ -163,18 +164,21 @@ function missingUpdateStatus(value: string | undefined): 404 | 500 {
   throw new UsageError(`--missing-update-status must be 404 or 500, got "${value}"`);
 }
 
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
+/** Resolves with the signal that stopped the simulator, or undefined when `signal` did. */
+function waitForStop(signal: AbortSignal | undefined): Promise<NodeJS.Signals | undefined> {
   return new Promise((resolve) => {
-    const stop = (): void => {
+    const stop = (by?: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      resolve();
+      signal?.removeEventListener('abort', aborted);
+      resolve(by);
     };
+    const aborted = (): void => stop();
+    // A handler is also what makes the signals work at all as PID 1 in a container.
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     if (signal?.aborted) stop();
-    else signal?.addEventListener('abort', stop, { once: true });
+    else signal?.addEventListener('abort', aborted, { once: true });
   });
 }
 
@@ -202,7 +206,7 @@ export async function runSimulatorCommand(argv: string[], io: SimulatorCommandIo
     return 1;
   }
   stdout.write(`simulator listening on ${simulator.url} (api key: ${simulator.apiKey})\n`);
-  await waitForStop(io.signal);
+  const stoppedBy = await waitForStop(io.signal);
   await simulator.close();
-  return 0;
+  return stoppedBy ? exitCodeOf(stoppedBy) : 0;
 }
