@@ -51,6 +51,8 @@ export interface ApplyOptions {
   beforeDelete?: (change: DeleteChange) => Promise<void>;
   /** Aborted: no new operation starts (daemon shutdown); those in flight finish. */
   signal?: AbortSignal;
+  /** Each operation attempted, as it completes (the CLI prints a line per operation). */
+  onOutcome?: (outcome: Outcome) => void;
 }
 
 export interface ApplyResult {
@@ -91,6 +93,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
       }
       outcomes.push(outcome);
       log(options.logger, outcome);
+      options.onOutcome?.(outcome);
       saver.changed();
     };
     await Promise.all(changes.map((change) => limit(() => run(change))));

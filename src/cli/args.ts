@@ -38,7 +38,10 @@ export interface Config {
   plan: string | undefined;
   detailedExitcode: boolean;
   listen: string | undefined;
-  logLevel: string;
+  /** `--log-level`; undefined: `warn` for a one-shot command writing pretty logs to a terminal, else `info`. */
+  logLevel: string | undefined;
+  /** `--log-format`; undefined: pretty on a terminal, JSON lines elsewhere. */
+  logFormat: LogFormat | undefined;
   timeoutMs: number;
   /** `--rate-window`: the service's rate-limit window, which it does not announce. */
   rateWindowMs: number;
@@ -71,6 +74,7 @@ export const OPTIONS = {
   'detailed-exitcode': { type: 'boolean' },
   listen: { type: 'string' },
   'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   timeout: { type: 'string' },
   'rate-window': { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
@@ -90,6 +94,7 @@ export const EXPORT_OPTIONS = {
   timeout: OPTIONS.timeout,
   'rate-window': OPTIONS['rate-window'],
   'log-level': OPTIONS['log-level'],
+  'log-format': OPTIONS['log-format'],
   'allow-insecure-http': OPTIONS['allow-insecure-http'],
   force: OPTIONS.force,
   help: OPTIONS.help,
@@ -98,6 +103,8 @@ export const EXPORT_OPTIONS = {
 
 const COMMANDS = new Set(['validate', 'export', 'restore', 'simulator']);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * The sub-command wherever it stands among the global options (`-f x.yaml validate` as well as
@@ -184,7 +191,8 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     plan: undefined,
     detailedExitcode: false,
     listen: env.WEBSITES_SYNC_LISTEN || undefined,
-    logLevel: 'info',
+    logLevel: undefined,
+    logFormat: undefined,
     timeoutMs: 30_000,
     rateWindowMs: 60_000,
     allowInsecureHttp: false,
@@ -201,9 +209,13 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`--output: "${output}" is not a format; use text, json or markdown`);
   }
-  const logLevel = v['log-level'] ?? env.WEBSITES_SYNC_LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
+  const logLevel = v['log-level'] ?? (env.WEBSITES_SYNC_LOG_LEVEL || undefined);
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
     throw new UsageError(`--log-level: "${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const logFormat = v['log-format'] ?? (env.WEBSITES_SYNC_LOG_FORMAT || undefined);
+  if (logFormat !== undefined && !(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    throw new UsageError(`--log-format: "${logFormat}" is not a format; use json or pretty`);
   }
   refuseContradictions(v);
   const interval = v.interval ?? env.WEBSITES_SYNC_INTERVAL;
@@ -231,6 +243,7 @@ function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Conf
     detailedExitcode: v['detailed-exitcode'] ?? false,
     listen: v.listen ?? base.listen,
     logLevel,
+    logFormat: logFormat as LogFormat | undefined,
     timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
     rateWindowMs: rateWindow ? parseDuration(rateWindow, '--rate-window') : base.rateWindowMs,
     allowInsecureHttp: v['allow-insecure-http'] ?? false,

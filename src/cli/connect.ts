@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type AttemptHooks, connectService, type RetryInfo } from '../service/index.js';
 import { type Config, requireService } from './args.js';
 import type { Io } from './io.js';
-import { createLogger } from './logger.js';
+import { commandLogger } from './logger.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
@@ -24,7 +24,7 @@ export function connectFromConfig(
     concurrency: config.concurrency,
     hooks: {
       ...options.hooks,
-      onRetry: logRetry(options.logger ?? createLogger({ level: config.logLevel, redactor: io.redactor })),
+      onRetry: logRetry(options.logger ?? commandLogger(config, io.redactor, true)),
     },
   });
   // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone

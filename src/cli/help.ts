@@ -49,7 +49,8 @@ Options:
       --rate-window DURATION the service's rate-limit window, which it does not announce
                              (WEBSITES_SYNC_RATE_WINDOW; default 1m): pacing stays inside it
       --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
-                             (WEBSITES_SYNC_LOG_LEVEL, default info)
+                             (WEBSITES_SYNC_LOG_LEVEL, default info; warn for --once on a terminal)
+      --log-format FORMAT    json or pretty (WEBSITES_SYNC_LOG_FORMAT, default pretty on a terminal)
       --allow-insecure-http  allow a plain http:// base URL to a non-loopback host
   -h, --help                 this help
   -V, --version              the version
@@ -80,7 +81,7 @@ and the key, like a run.
 
   -o, --output-file FILE   where the manifest goes
       --force              replace an existing FILE
-      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --log-level: as for a run
+      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --log-level, --log-format: as for a run
 `,
   restore: `websites-sync restore [DOMAIN…] [--backup-file PATH]
 

@@ -21,6 +21,8 @@ export const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
+  /** Pretty (pino-pretty) or JSON lines; by default pretty exactly when stderr is a terminal. */
+  format?: 'json' | 'pretty' | undefined;
   /** Every line passes through it: a service message quoting a secret is masked like a field. */
   redactor?: Redactor;
   /** Where log lines go (tests); by default stderr, so stdout stays for plans. */
@@ -35,9 +37,26 @@ export function createLogger(options: LoggerOptions): Logger {
     hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
   };
   if (options.destination) return pino(base, options.destination);
-  if (process.stderr.isTTY) {
+  if (prettyLogs(options.format)) {
     const pretty = load('pino-pretty') as typeof PinoPretty;
     return pino(base, pretty({ destination: 2, sync: true, colorize: !process.env.NO_COLOR }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
+}
+
+export function prettyLogs(format: LoggerOptions['format']): boolean {
+  return format === undefined ? process.stderr.isTTY === true : format === 'pretty';
+}
+
+/**
+ * The logger of a command. `human`: its output is for a person at a terminal (a one-shot run), where
+ * informational lines would bury the plan, so only warnings and errors show unless `--log-level` asks.
+ */
+export function commandLogger(
+  config: { logLevel: string | undefined; logFormat: LoggerOptions['format'] },
+  redactor: Redactor,
+  human: boolean,
+): Logger {
+  const level = config.logLevel ?? (human && prettyLogs(config.logFormat) ? 'warn' : 'info');
+  return createLogger({ level, format: config.logFormat, redactor });
 }

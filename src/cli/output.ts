@@ -38,7 +38,7 @@ export function renderReport(report: RunReport, format: OutputFormat, color: boo
   }
   let text = renderText(report.plan, { color });
   if (report.refused) text += `\nRefused: ${report.refused}\n`;
-  if (report.applied) text += `\n${resultText(report.applied)}`;
+  if (report.applied) text += `\n${resultText(report.applied, color)}`;
   return text;
 }
 
@@ -49,9 +49,27 @@ function resultJson(applied: ApplyResult) {
   };
 }
 
-export function resultText(applied: ApplyResult): string {
-  const lines = unsuccessful(applied).map((o) => `  ✗ ${o.action} ${o.domain}: ${whyNot(o)}`);
-  return `${[resultHead(applied), ...lines].join('\n')}\n`;
+const RED = 31;
+const GREEN = 32;
+const paintWith = (color: boolean) => (code: number, text: string) =>
+  color ? `\u001b[${code}m${text}\u001b[0m` : text;
+
+/** The apply's summary; the operations that failed or were not attempted stand out in red. */
+export function resultText(applied: ApplyResult, color = false): string {
+  const paint = paintWith(color);
+  const lines = unsuccessful(applied).map((o) => paint(RED, `  ✗ ${o.action} ${o.domain}: ${whyNot(o)}`));
+  const head = resultHead(applied);
+  return `${[applied.failed > 0 ? paint(RED, head) : head, ...lines].join('\n')}\n`;
+}
+
+/** One line per operation as it completes, while the apply runs. */
+export function outcomeLine(outcome: Outcome, color: boolean): string {
+  const paint = paintWith(color);
+  const { action, domain, result, id } = outcome;
+  if (result === 'failed' || result === 'skipped')
+    return `${paint(RED, `✗ ${action} ${domain}: ${whyNot(outcome)}`)}\n`;
+  const where = id === undefined ? '' : ` (id ${id})`;
+  return `${paint(GREEN, '✓')} ${action} ${domain}${where}: ${result}\n`;
 }
 
 function resultMarkdown(applied: ApplyResult): string {

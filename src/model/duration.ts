@@ -11,3 +11,20 @@ export function parseDurationMs(text: string): number | undefined {
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== trimmed) return undefined;
   return parts.reduce((sum, [, n, unit]) => sum + Number(n) * (UNITS[unit ?? 's'] ?? 0), 0);
 }
+
+/** Whole seconds as people read them: "45s", "2m10s", "1h30m", "2d3h" (the two largest units). */
+export function formatDuration(ms: number): string {
+  let rest = Math.max(0, Math.round(ms / 1_000));
+  const parts: string[] = [];
+  for (const [unit, seconds] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    const count = Math.floor(rest / seconds);
+    rest -= count * seconds;
+    if (count > 0 || (unit === 's' && parts.length === 0)) parts.push(`${count}${unit}`);
+  }
+  return parts.slice(0, 2).join('');
+}

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type ApplyResult, applyPlan } from '../apply/index.js';
+import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
 import { appendBackup, backupEntryOf, backupPathFor } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
@@ -31,6 +31,10 @@ export interface ReconcileOptions {
   concurrency: number;
   logger: Logger;
   signal?: AbortSignal;
+  /** The plan about to be applied, before its first operation (the CLI prints it first). */
+  onApply?: (plan: Plan) => void;
+  /** Each operation attempted, as it completes. */
+  onOutcome?: (outcome: Outcome) => void;
   /**
    * `--plan`: execute exactly this saved plan instead of a fresh one, and only if nothing it depends on
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
@@ -106,6 +110,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     return refused ? { plan, current, refused } : { plan, current };
   }
 
+  options.onApply?.(plan);
   const applied = await applyPlan(plan, {
     service: options.service,
     state,
@@ -114,6 +119,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     persist: () => saveState(options.statePath, state),
     beforeDelete: backupBeforeDelete(options, current),
     signal: options.signal,
+    ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
   });
   return { plan, current, applied };
 }

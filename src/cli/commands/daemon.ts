@@ -5,7 +5,7 @@ import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
-import { createLogger } from '../logger.js';
+import { commandLogger } from '../logger.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,
@@ -16,7 +16,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   growHeapSlowly();
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
-  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
+  const logger = commandLogger(config, io.redactor, false);
   const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger });
   const { baseUrl, secret } = client;
   const notifier =

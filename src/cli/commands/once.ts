@@ -6,6 +6,7 @@ import {
   classifyRun,
   factsOfRun,
   Interrupted,
+  type ReconcileOptions,
   type ReconcileResult,
   reconcile,
   summariseOutcome,
@@ -21,11 +22,12 @@ import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
-import { exitCodeOf, interruptOnSignals } from '../interrupt.js';
+import { exitCodeOf, type Interruption, interruptOnSignals } from '../interrupt.js';
 import type { Io } from '../io.js';
+import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
-import { createLogger } from '../logger.js';
-import { renderReport, useColor } from '../output.js';
+import { commandLogger } from '../logger.js';
+import { renderReport, resultText, useColor } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
@@ -35,37 +37,20 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
-  const logger = createLogger({ level: config.logLevel, redactor: io.redactor });
+  const logger = commandLogger(config, io.redactor, true);
   const client = connectFromConfig(config, io, { logger });
-  const { baseUrl, secret } = client;
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {
-    const prune = config.prune || desired.prune;
-    const result = await reconcile({
+    const code = await reconcileAndReport({
+      config,
+      io,
+      logger,
+      client,
       desired,
       warnings,
-      service: client.service,
-      baseUrl,
-      secret,
-      statePath: config.stateFile,
-      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
-      prune,
-      deleteDelayMs: config.deleteDelayMs,
-      force: config.force,
-      dryRun: config.dryRun,
-      concurrency: config.concurrency,
-      logger,
-      signal: interruption.signal,
-      ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
+      saved,
+      interruption,
     });
-    await notifyRun(config, io, logger, result);
-    if (result.stale) {
-      io.stderr.write(staleMessage(config.plan ?? '', result.stale));
-      return EXIT.error;
-    }
-    io.stdout.write(renderReport(result, config.output, useColor(process.stdout, io.env)));
-    await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
-    const code = exitCode(config, result, io);
     return interruption.received ? exitCodeOf(interruption.received) : code;
   } catch (error) {
     if (!(error instanceof Interrupted && interruption.received)) throw error;
@@ -75,6 +60,64 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
     interruption.dispose();
     await closeClient(client, interruption.received);
   }
+}
+
+interface OnceRun {
+  config: Config;
+  io: Io;
+  logger: Logger;
+  client: ReturnType<typeof connectFromConfig>;
+  desired: DesiredState;
+  warnings: string[];
+  saved: SavedPlanFile | undefined;
+  interruption: Interruption;
+}
+
+async function reconcileAndReport(run: OnceRun): Promise<number> {
+  const { config, io, desired, client } = run;
+  const color = useColor(process.stdout, io.env);
+  // Text goes out as the run goes (the plan before its first operation); JSON and Markdown stay whole.
+  const live = config.output === 'text' ? new LiveOutput(io.stdout, process.stderr, color) : undefined;
+  const prune = config.prune || desired.prune;
+  const result = await reconcile({
+    ...reconcileOptions(run, prune),
+    ...(live ? { onApply: live.plan, onOutcome: live.outcome } : {}),
+  });
+  await notifyRun(config, io, run.logger, result);
+  if (result.stale) {
+    io.stderr.write(staleMessage(config.plan ?? '', result.stale));
+    return EXIT.error;
+  }
+  live?.finish();
+  io.stdout.write(
+    live?.started && result.applied
+      ? `\n${resultText(result.applied, color)}`
+      : renderReport(result, config.output, color),
+  );
+  const { baseUrl, secret } = client;
+  await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
+  return exitCode(config, result, io);
+}
+
+function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
+  const { config, client, saved } = run;
+  return {
+    desired: run.desired,
+    warnings: run.warnings,
+    service: client.service,
+    baseUrl: client.baseUrl,
+    secret: client.secret,
+    statePath: config.stateFile,
+    ...(config.backupFile ? { backupPath: config.backupFile } : {}),
+    prune,
+    deleteDelayMs: config.deleteDelayMs,
+    force: config.force,
+    dryRun: config.dryRun,
+    concurrency: config.concurrency,
+    logger: run.logger,
+    signal: run.interruption.signal,
+    ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
+  };
 }
 
 /**
