@@ -48,6 +48,9 @@ Options:
       --timeout DURATION     per request: connect, headers and body (default 30s)
       --rate-window DURATION the service's rate-limit window, which it does not announce
                              (WEBSITES_SYNC_RATE_WINDOW; default 1m): pacing stays inside it
+      --rate-budget PERCENT  share of the key's rate limit reads may use, 1-100
+                             (WEBSITES_SYNC_RATE_BUDGET; default 50 for the daemon's resyncs,
+                             100 for --once); changes are always applied at the whole limit
       --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
                              (WEBSITES_SYNC_LOG_LEVEL, default info; warn for --once on a terminal)
       --log-format FORMAT    json or pretty (WEBSITES_SYNC_LOG_FORMAT, default pretty on a terminal)
@@ -81,7 +84,8 @@ and the key, like a run.
 
   -o, --output-file FILE   where the manifest goes
       --force              replace an existing FILE
-      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --log-level, --log-format: as for a run
+      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --rate-budget, --log-level,
+      --log-format: as for a run
 `,
   restore: `websites-sync restore [DOMAIN…] [--backup-file PATH]
 
