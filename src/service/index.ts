@@ -2,6 +2,6 @@
 
 export type { AttemptHooks, AttemptInfo, RateWindowInfo, RetryInfo } from './attempt-types.js';
 export { RateBudget } from './budget.js';
-export type { WebsiteService } from './client.js';
+export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectOptions, connectService } from './connect.js';
 export { AuthError, ServiceError } from './errors.js';
