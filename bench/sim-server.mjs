@@ -23,9 +23,13 @@ function kindOf(request) {
   return request.query.search === undefined ? 'list' : 'search';
 }
 
-/** The log as compact rows: [arrival (ms since the epoch), status, kind]. */
+/** Who sent a request: the tool (its User-Agent) or another client of the same key. */
+const senderOf = (request) =>
+  request.headers['user-agent']?.startsWith('websites-sync/') ? 'tool' : 'other';
+
+/** The log as compact rows: [arrival (ms since the epoch), status, kind, sender]. */
 function log() {
-  return simulator.requests.map((r) => [r.at, r.status, kindOf(r)]);
+  return simulator.requests.map((r) => [r.at, r.status, kindOf(r), senderOf(r)]);
 }
 
 process.on('message', async (message) => {
