@@ -1,5 +1,12 @@
 import type { ApplyResult, Outcome } from '../apply/index.js';
-import { escapeMarkdown, type Plan, renderMarkdown, renderText, toJsonPlan } from '../plan/index.js';
+import {
+  escapeMarkdown,
+  type Plan,
+  type PlanOrigin,
+  renderMarkdown,
+  renderText,
+  toJsonPlan,
+} from '../plan/index.js';
 import type { OutputFormat } from './args.js';
 
 // What goes to stdout: the plan in the chosen format, then (after an apply) what happened.
@@ -17,6 +24,8 @@ export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): bo
 
 export interface RunReport {
   plan: Plan;
+  /** Named in the JSON plan: the tool's version, the service and the manifest. */
+  origin?: PlanOrigin;
   refused?: string;
   applied?: ApplyResult;
 }
@@ -24,7 +33,7 @@ export interface RunReport {
 export function renderReport(report: RunReport, format: OutputFormat, color: boolean): string {
   if (format === 'json') {
     const json = {
-      ...toJsonPlan(report.plan),
+      ...toJsonPlan(report.plan, report.origin),
       ...(report.refused ? { refused: report.refused } : {}),
       ...(report.applied ? { result: resultJson(report.applied) } : {}),
     };

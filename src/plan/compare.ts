@@ -3,12 +3,13 @@ import {
   PRIVACY_NAMES,
   type Privacy,
   type RemoteWebsite,
+  SETTING_FIELDS,
   type SettingField,
   sameValue,
   type WebsiteSettings,
 } from '../model/index.js';
 import { fingerprint, isKnownNormalisation, recordedFingerprint, type StateData } from '../state/index.js';
-import { SENSITIVE, type Shown, UNREADABLE } from './types.js';
+import { type FieldChange, PASSWORD_SET, SENSITIVE, type Shown, UNREADABLE } from './types.js';
 
 // Equality of settings, apart from identity (model/identity.ts): given that a remote record IS the desired website,
 // does each field already hold the desired value?
@@ -17,6 +18,8 @@ export interface FieldVerdict {
   differs: boolean;
   /** The current value as shown in plans. */
   from: Shown;
+  /** Not returned by the service and never recorded: a send would be a first one, not a correction. */
+  unknown?: boolean;
 }
 
 export function showSetting(field: SettingField, value: WebsiteSettings[SettingField] | null): Shown {
@@ -31,9 +34,11 @@ export function compareSetting(
   state: StateData,
 ): FieldVerdict {
   const current = remote[field];
+  const unknown = current === undefined && recordedFingerprint(state, remote.id, field) === undefined;
   return {
     differs: settingDiffers(field, desired, remote, state),
     from: current === undefined ? UNREADABLE : showSetting(field, current),
+    ...(unknown ? { unknown } : {}),
   };
 }
 
@@ -63,5 +68,19 @@ export function comparePassword(
   if (desired.privacy !== 2 || desired.password === undefined) return { differs: false, from };
   if (remote.hasPassword === false) return { differs: true, from };
   const known = recordedFingerprint(state, remote.id, 'password');
-  return { differs: known !== fingerprint(state, 'password', desired.password), from };
+  const differs = known !== fingerprint(state, 'password', desired.password);
+  return { differs, from, ...(known === undefined ? { unknown: true } : {}) };
+}
+
+/** What a delete destroys, as last read: every setting the service returns, and whether a password is set. */
+export function destroyedSettings(record: RemoteWebsite): FieldChange[] {
+  const fields: FieldChange[] = [];
+  for (const field of SETTING_FIELDS) {
+    const value = record[field];
+    // An empty list destroys nothing worth reading.
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) continue;
+    fields.push({ field, from: showSetting(field, value), to: null });
+  }
+  if (record.hasPassword) fields.push({ field: 'password', from: PASSWORD_SET, to: null });
+  return fields;
 }

@@ -18,6 +18,7 @@ import {
   type CreateChange,
   emptyPlan,
   type FieldChange,
+  PASSWORD_SET,
   type Plan,
   type Risk,
   SENSITIVE,
@@ -121,9 +122,6 @@ function warnUnusedPatterns(patterns: readonly string[], used: ReadonlySet<numbe
   });
 }
 
-/** A password the service says is set: shown without being known. */
-const PASSWORD_SET = '(set)';
-
 const NOTHING_IGNORED: readonly WritableField[] = [];
 
 /** `ignore_fields`: owned by someone else, so never compared, shown or sent. */
@@ -168,7 +166,9 @@ function planUpdate(
     send ??= {};
     fields ??= [];
     Object.assign(send, { [field]: website[field] });
-    fields.push({ field, from: verdict.from, to: showSetting(field, website[field]) });
+    const shown: FieldChange = { field, from: verdict.from, to: showSetting(field, website[field]) };
+    if (verdict.unknown) shown.unknown = true;
+    fields.push(shown);
   }
   // The service requires the password whenever privacy is set to 2, so both travel together.
   if (website.privacy === 2 && website.password !== undefined && !ignored.includes('password')) {
@@ -177,7 +177,12 @@ function planUpdate(
       send ??= {};
       fields ??= [];
       send.password = website.password;
-      fields.push({ field: 'password', from: password.from, to: SENSITIVE });
+      fields.push({
+        field: 'password',
+        from: password.from,
+        to: SENSITIVE,
+        ...(password.unknown && send.privacy !== 2 ? { unknown: true } : {}),
+      });
     }
   }
   // A password left over from an earlier privacy 2: the service keeps it, and switching back to 2

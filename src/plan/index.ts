@@ -1,6 +1,14 @@
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard } from './guard.js';
-export { FORMAT_VERSION, type JsonChange, type JsonPlan, toJsonPlan } from './render-json.js';
+export {
+  FORMAT_VERSION,
+  fromJsonField,
+  type JsonChange,
+  type JsonField,
+  type JsonPlan,
+  type PlanOrigin,
+  toJsonPlan,
+} from './render-json.js';
 export {
   codeSpan,
   escapeMarkdown,

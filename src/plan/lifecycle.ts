@@ -1,5 +1,6 @@
 import type { DesiredWebsite, RemoteWebsite } from '../model/index.js';
 import { isProtected, pendingSince, type StateData } from '../state/index.js';
+import { destroyedSettings } from './compare.js';
 import type { DeleteChange, Plan } from './types.js';
 
 // Where a website that prune would delete goes: kept (protected), held back (delete_delay), or
@@ -27,7 +28,7 @@ export function planPrune(record: RemoteWebsite, rules: DeleteRules, plan: Plan)
     kind: 'delete',
     id: record.id,
     domain: record.domain,
-    fields: [],
+    fields: destroyedSettings(record),
     risks: ['delete'],
   };
   if (rules.deleteDelayMs <= 0) {

@@ -1,23 +1,67 @@
 import type { WebsiteId } from '../model/index.js';
 import { KEPT_PROTECTED } from './render-lifecycle.js';
-import { type Change, type Plan, type PlanSummary, type Risk, type Shown, summarise } from './types.js';
+import {
+  type Change,
+  type FieldChange,
+  isResendOnly,
+  PASSWORD_SET,
+  type Plan,
+  type PlanSummary,
+  type Risk,
+  SENSITIVE,
+  type Shown,
+  summarise,
+  UNREADABLE,
+} from './types.js';
 
 // The documented, stable JSON plan (README "JSON plan format"). Bump FORMAT_VERSION on any change
 // that could break a consumer; adding keys is not such a change.
+//
+// Version 2: a field's `from` and `to` hold only real values of the field's type (or null); a value
+// that is secret or cannot be read is null with a flag beside it, as Terraform's plan JSON has
+// `before_sensitive` and `after_unknown`, instead of a placeholder string where a list is expected.
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+
+/** Real values only; what is hidden or unknown is flagged, never spelled into the value. */
+export interface JsonField {
+  from: Shown;
+  to: Shown;
+  /** The current value is a secret (a password): `from` is null. */
+  from_sensitive: boolean;
+  /** The new value is a secret: `to` is null. */
+  to_sensitive: boolean;
+  /** The service does not return the current value: `from` is null. */
+  from_unknown: boolean;
+  /** Sent only because no earlier run recorded it (a first run, a lost state file): not drift. */
+  resend: boolean;
+}
 
 export interface JsonChange {
   action: Change['kind'];
   id: WebsiteId | null;
   domain: string;
-  fields: Record<string, { from: Shown; to: Shown }>;
+  /** For a delete, the settings it destroys (`to` null). */
+  fields: Record<string, JsonField>;
   risks: Risk[];
   risky: boolean;
+  /** Every field is only (re)sent because its current value is unknown. */
+  resend_only: boolean;
+}
+
+/** Where a plan comes from: the CLI adds it; the daemon's log lines and tests may leave it out. */
+export interface PlanOrigin {
+  version: string;
+  baseUrl: string;
+  manifest: string;
 }
 
 export interface JsonPlan {
   format_version: typeof FORMAT_VERSION;
+  /** The tool that computed the plan. */
+  tool?: { name: 'websites-sync'; version: string };
+  base_url?: string;
+  manifest?: string;
   summary: PlanSummary;
   changes: JsonChange[];
   warnings: string[];
@@ -31,9 +75,16 @@ export interface JsonPlan {
   protected: Array<{ domain: string; reason: string }>;
 }
 
-export function toJsonPlan(plan: Plan): JsonPlan {
+export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
   return {
     format_version: FORMAT_VERSION,
+    ...(origin
+      ? {
+          tool: { name: 'websites-sync', version: origin.version },
+          base_url: origin.baseUrl,
+          manifest: origin.manifest,
+        }
+      : {}),
     summary: summarise(plan),
     changes: plan.changes.map(toJsonChange),
     warnings: plan.warnings,
@@ -51,8 +102,31 @@ function toJsonChange(change: Change): JsonChange {
     id: change.kind === 'create' ? null : change.id,
     domain: change.domain,
     // Built from the display values only: `send` (which holds passwords in clear) is never read here.
-    fields: Object.fromEntries(change.fields.map((f) => [f.field, { from: f.from, to: f.to }])),
+    fields: Object.fromEntries(change.fields.map((f) => [f.field, toJsonField(f)])),
     risks: change.risks,
     risky: change.risks.length > 0,
+    resend_only: isResendOnly(change),
   };
+}
+
+const SECRET = new Set<Shown>([SENSITIVE, PASSWORD_SET]);
+
+function toJsonField(field: FieldChange): JsonField {
+  const hidden = (value: Shown) => SECRET.has(value) || value === UNREADABLE;
+  return {
+    from: hidden(field.from) ? null : field.from,
+    to: hidden(field.to) ? null : field.to,
+    from_sensitive: SECRET.has(field.from),
+    to_sensitive: SECRET.has(field.to),
+    from_unknown: field.from === UNREADABLE,
+    resend: field.unknown === true,
+  };
+}
+
+/** The display values of a field of a JSON plan (a saved plan shown again). */
+export function fromJsonField(name: FieldChange['field'], json: JsonField): FieldChange {
+  const from = json.from_sensitive ? SENSITIVE : json.from_unknown ? UNREADABLE : json.from;
+  const field: FieldChange = { field: name, from, to: json.to_sensitive ? SENSITIVE : json.to };
+  if (json.resend) field.unknown = true;
+  return field;
 }

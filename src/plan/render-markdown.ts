@@ -1,8 +1,9 @@
 import { KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
-import { preview, show, summaryLine } from './render-text.js';
+import { preview, RESEND_NOTE, show, summaryLine } from './render-text.js';
 import {
   type Change,
   type FieldChange,
+  PASSWORD_SET,
   type Plan,
   RISK_LABELS,
   riskyChanges,
@@ -20,22 +21,69 @@ export const RISK_MARK = '⚠️';
 const HEADINGS = { delete: 'Delete', update: 'Update', create: 'Create' } as const;
 const ORDER: Change['kind'][] = ['delete', 'update', 'create'];
 const COLUMNS = {
-  delete: ['Website', 'ID', 'Risk'],
+  delete: ['Website', 'ID', 'Settings destroyed', 'Risk'],
   update: ['Website', 'ID', 'Changes', 'Risk'],
   create: ['Website', 'Settings', 'Risk'],
 } as const;
 
-export function renderMarkdown(plan: Plan): string {
+/** GitHub refuses a comment longer than 65,536 characters; a little is left for the caller's framing. */
+export const COMMENT_LIMIT = 65_536;
+const MARKDOWN_BUDGET = COMMENT_LIMIT - 1_536;
+
+/** Tables longer than this are folded in `<details>`: the summary and the risks stay in view. */
+const FOLD_AFTER = 10;
+
+export interface MarkdownOptions {
+  /** Characters at most (default: what fits a GitHub comment); rows are cut to fit, and that is said. */
+  maxLength?: number;
+}
+
+export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
+  const budget = options.maxLength ?? MARKDOWN_BUDGET;
+  const whole = renderWithRows(plan, Number.POSITIVE_INFINITY);
+  if (whole.length <= budget) return whole;
+  // The most rows per table that still fit, found by halving: each try renders the plan once.
+  let fits = 0;
+  let tooMany = Math.max(...ORDER.map((kind) => plan.changes.filter((c) => c.kind === kind).length));
+  while (tooMany - fits > 1) {
+    const rows = Math.floor((fits + tooMany) / 2);
+    if (renderWithRows(plan, rows).length <= budget) fits = rows;
+    else tooMany = rows;
+  }
+  return renderWithRows(plan, fits);
+}
+
+function renderWithRows(plan: Plan, maxRows: number): string {
   const blocks = ['### websites-sync plan', `**${summaryLine(plan)}**`];
   const risky = riskyChanges(plan);
   if (risky.length > 0) blocks.push(riskCallout(risky));
+  let cut = 0;
   for (const kind of ORDER) {
     const changes = plan.changes.filter((c) => c.kind === kind);
-    if (changes.length > 0)
-      blocks.push(`#### ${HEADINGS[kind]} (${changes.length})\n\n${table(kind, changes)}`);
+    if (changes.length === 0) continue;
+    const shown = changes.slice(0, maxRows);
+    cut += changes.length - shown.length;
+    blocks.push(`#### ${HEADINGS[kind]} (${changes.length})\n\n${section(kind, shown, changes.length)}`);
   }
   blocks.push(...heldBack(plan), ...notes(plan));
+  if (cut > 0) blocks.push(cutNote(cut, plan.changes.length));
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** A table, folded when long, and what was left out of it. */
+function section(kind: Change['kind'], shown: Change[], total: number): string {
+  let body = table(kind, shown);
+  if (shown.length < total) body += `\n\n_…and ${total - shown.length} more, not shown (see below)._`;
+  if (total <= FOLD_AFTER) return body;
+  return `<details><summary>Show the ${total} websites</summary>\n\n${body}\n\n</details>`;
+}
+
+function cutNote(cut: number, total: number): string {
+  return [
+    '> [!NOTE]',
+    `> ${cut} of ${total} changes are not listed here, to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit; the summary above counts them all.`,
+    '> The full plan: `websites-sync --once --dry-run` (text) or `--output json`, or the saved plan (`--out`).',
+  ].join('\n');
 }
 
 function heldBack(plan: Plan): string[] {
@@ -79,14 +127,23 @@ function table(kind: Change['kind'], changes: Change[]): string {
   const rows = changes.map((change) => {
     const fields = change.fields.map((f) => fieldCell(change, f)).join('<br>');
     const id = change.kind === 'create' ? [] : [String(change.id)];
-    return [escapeMarkdown(change.domain), ...id, ...(kind === 'delete' ? [] : [fields]), riskCell(change)];
+    return [escapeMarkdown(change.domain), ...id, fields, riskCell(change)];
   });
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
 function fieldCell(change: Change, field: FieldChange): string {
-  if (change.kind === 'create') return `${field.field}: ${value(field.to)}`;
-  return `${field.field}: ${value(field.from)} → ${value(field.to)}`;
+  const name = field.field;
+  if (change.kind === 'create') return `${name}: ${value(field.to)}`;
+  if (change.kind === 'delete') return `${name}: ${value(field.from)}`;
+  if (field.unknown) return `${name}: ${value(field.to)} _(${RESEND_NOTE})_`;
+  const { from, to } = field;
+  if (Array.isArray(from) && Array.isArray(to)) {
+    const added = to.filter((item) => !from.includes(item)).map((item) => `+ ${codeSpan(item)}`);
+    const removed = from.filter((item) => !to.includes(item)).map((item) => `− ${codeSpan(item)}`);
+    return `${name}: ${[...added, ...removed].join(', ')}`;
+  }
+  return `${name}: ${value(from)} → ${value(to)}`;
 }
 
 function riskCell(change: Change): string {
@@ -96,7 +153,9 @@ function riskCell(change: Change): string {
 /** Masked and unknown values stay plain words; real values become code spans. */
 function value(shown: Shown): string {
   const text = show(shown);
-  return shown === null || shown === SENSITIVE || shown === UNREADABLE ? text : codeSpan(text);
+  return shown === null || shown === SENSITIVE || shown === UNREADABLE || shown === PASSWORD_SET
+    ? text
+    : codeSpan(text);
 }
 
 /**

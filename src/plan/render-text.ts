@@ -11,11 +11,19 @@ export interface TextOptions {
 const SIGNS = { create: '+', update: '~', delete: '-' } as const;
 const COLORS = { create: 32, update: 33, delete: 31, risk: 31, dim: 2 } as const;
 
+/** The first line of a plan with something to show, so a reader new to it knows the signs. */
+export const LEGEND = 'websites-sync will make these changes (+ create, ~ update in place, - delete):';
+
+/** A field sent only because its current value cannot be known: not drift. */
+export const RESEND_NOTE = 'will be sent: not readable from the service';
+
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (code: number, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines: string[] = [];
   for (const change of plan.changes) lines.push(...renderChange(change, paint));
   lines.push(...heldBack(plan, paint));
+  if (lines.length > 0) lines.unshift(LEGEND, '');
+  if (lines.length > 0 && plan.unchanged > 0) lines.push(paint(COLORS.dim, `(${unchangedHidden(plan)})`));
   if (lines.length > 0) lines.push('');
   // Warnings arrive formatted as `file:line:column: warning: …`; they are shown as they are.
   for (const warning of plan.warnings) lines.push(paint(COLORS.update, warning));
@@ -34,7 +42,13 @@ export function summaryLine(plan: Plan): string {
   const s = summarise(plan);
   const held = heldBackSummary(plan);
   if (plan.changes.length === 0) return `No changes. ${s.unchanged} website(s) match the manifest.${held}`;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete, ${s.unchanged} unchanged.${held}`;
+  const resend =
+    s.resend > 0 ? ` (${s.resend} only to resend write-only fields the service does not return)` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update${resend}, ${s.delete} to delete, ${s.unchanged} unchanged.${held}`;
+}
+
+export function unchangedHidden(plan: Plan): string {
+  return `${plan.unchanged} unchanged website${plan.unchanged === 1 ? '' : 's'} hidden`;
 }
 
 /** Observed drift, pending deletes and protected websites: shown like changes, marked as not applied. */
@@ -58,17 +72,29 @@ function renderChange(change: Change, paint: Paint): string[] {
   const id = change.kind === 'create' ? '' : ` (id ${change.id})`;
   const risks = change.risks.map((r) => paint(COLORS.risk, `  ! ${RISK_LABELS[r].toUpperCase()}`));
   const head = `${sign} ${change.domain}${id}`;
-  if (change.kind === 'delete') return [`${head}${risks.join('')}`];
-  return [
-    head,
-    ...change.fields.map((f) => `    ${renderField(change, f, paint)}`),
-    ...risks.map((r) => `  ${r}`),
-  ];
+  const fields = change.fields.flatMap((f) => renderField(change, f, paint).map((line) => `    ${line}`));
+  if (change.kind === 'delete') return [`${head}${risks.join('')}`, ...fields];
+  return [head, ...fields, ...risks.map((r) => `  ${r}`)];
 }
 
-function renderField(change: Change, field: FieldChange, paint: Paint): string {
-  if (change.kind === 'create') return `${field.field}: ${show(field.to)}`;
-  return `${field.field}: ${paint(COLORS.dim, show(field.from))} → ${show(field.to)}`;
+/** One line per field; a list that changes, one line per element added or removed. */
+function renderField(change: Change, field: FieldChange, paint: Paint): string[] {
+  const name = field.field;
+  if (change.kind === 'create') return [`${name}: ${show(field.to)}`];
+  // A delete lists what it destroys: the settings as last read.
+  if (change.kind === 'delete') return [`${name}: ${paint(COLORS.dim, show(field.from))}`];
+  if (field.unknown) return [`${name}: ${show(field.to)}  ${paint(COLORS.dim, `(${RESEND_NOTE})`)}`];
+  const { from, to } = field;
+  if (Array.isArray(from) && Array.isArray(to)) {
+    const added = to.filter((item) => !from.includes(item));
+    const removed = from.filter((item) => !to.includes(item));
+    return [
+      `${name}:`,
+      ...added.map((item) => `  ${paint(COLORS.create, '+')} ${item}`),
+      ...removed.map((item) => `  ${paint(COLORS.delete, '-')} ${item}`),
+    ];
+  }
+  return [`${name}: ${paint(COLORS.dim, show(from))} → ${show(to)}`];
 }
 
 export function show(value: Shown): string {

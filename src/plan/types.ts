@@ -9,10 +9,18 @@ export type Shown = boolean | number | string | string[] | null;
 export const SENSITIVE = '(sensitive)';
 export const UNREADABLE = '(not readable from the service)';
 
+/** A password the service says is set: shown without being known. */
+export const PASSWORD_SET = '(set)';
+
 export interface FieldChange {
   field: WritableField;
   from: Shown;
   to: Shown;
+  /**
+   * Sent only because its current value is unknown: the service does not return it and no earlier run
+   * recorded what it sent (a first run, a lost state file). Not drift.
+   */
+  unknown?: boolean;
 }
 
 /** Changes that expose data or destroy it: they stand out in every format. */
@@ -97,6 +105,11 @@ export interface Plan {
 export interface PlanSummary {
   create: number;
   update: number;
+  /**
+   * Of the updates, those that only (re)send write-only fields the service never returns (no state
+   * yet, or a lost one): nothing is known to differ, so they are not drift.
+   */
+  resend: number;
   delete: number;
   unchanged: number;
   /** Observed websites that drifted (shown, not applied). */
@@ -111,14 +124,25 @@ export function summarise(plan: Plan): PlanSummary {
   const summary = {
     create: 0,
     update: 0,
+    resend: 0,
     delete: 0,
     unchanged: plan.unchanged,
     observed: plan.observed.length,
     pending_delete: plan.pendingDeletes.length,
     protected: plan.protected.length,
   };
-  for (const change of plan.changes) summary[change.kind]++;
+  for (const change of plan.changes) {
+    summary[change.kind]++;
+    if (isResendOnly(change)) summary.resend++;
+  }
   return summary;
+}
+
+/** An update whose every field is only (re)sent because its current value is unknown: not drift. */
+export function isResendOnly(change: Change): boolean {
+  return (
+    change.kind === 'update' && change.fields.length > 0 && change.fields.every((f) => f.unknown === true)
+  );
 }
 
 /** A plan of no change: the base every plan builder starts from. */

@@ -43,7 +43,7 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
   }
   const deletes = plan.changes.filter((c) => c.kind === 'delete');
   return {
-    ...toJsonPlan(plan),
+    ...toJsonPlan(plan, { version: input.version, baseUrl: input.baseUrl, manifest: desired.file }),
     saved_plan: {
       version: SAVED_PLAN_VERSION,
       tool_version: input.version,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WebsiteId, WebsiteSettings } from '../model/index.js';
-import { type JsonPlan, SENSITIVE } from '../plan/index.js';
+import { FORMAT_VERSION, type JsonPlan, SENSITIVE } from '../plan/index.js';
 
 // A saved plan (`--out`) is the JSON plan of `--output json`, plus a `saved_plan` section with what it
 // was computed from and the exact operations. It holds no secret: passwords only as an HMAC keyed by
@@ -117,16 +117,31 @@ const changeSchema = z.object({
   action,
   id: websiteId.nullable(),
   domain: z.string(),
-  fields: z.partialRecord(writableField, z.object({ from: shown, to: shown })),
+  fields: z.partialRecord(
+    writableField,
+    z.object({
+      from: shown,
+      to: shown,
+      from_sensitive: z.boolean(),
+      to_sensitive: z.boolean(),
+      from_unknown: z.boolean(),
+      resend: z.boolean(),
+    }),
+  ),
   risks: z.array(risk),
   risky: z.boolean(),
+  resend_only: z.boolean(),
 });
 
 const fileSchema = z.object({
-  format_version: z.literal(1),
+  format_version: z.literal(FORMAT_VERSION),
+  tool: z.object({ name: z.literal('websites-sync'), version: z.string() }).optional(),
+  base_url: z.string().optional(),
+  manifest: z.string().optional(),
   summary: z.object({
     create: z.number(),
     update: z.number(),
+    resend: z.number(),
     delete: z.number(),
     unchanged: z.number(),
     // Added with protect, observe and delete_delay: a plan saved before them has none.

@@ -1,5 +1,12 @@
 import type { DesiredState, WebsiteWrite, WritableField } from '../model/index.js';
-import { type Change, emptyPlan, type FieldChange, type JsonChange, type Plan } from '../plan/index.js';
+import {
+  type Change,
+  emptyPlan,
+  type FieldChange,
+  fromJsonField,
+  type JsonChange,
+  type Plan,
+} from '../plan/index.js';
 import type { SavedOperation, SavedPlanFile, SavedSend } from './format.js';
 
 /**
@@ -28,7 +35,7 @@ export function planFromSaved(file: SavedPlanFile, desired: DesiredState, accoun
 
 function toChange(op: SavedOperation, shown: JsonChange, password: string | undefined): Change {
   const fields = Object.entries(shown.fields).map(
-    ([field, { from, to }]): FieldChange => ({ field: field as WritableField, from, to }),
+    ([field, json]): FieldChange => fromJsonField(field as WritableField, json),
   );
   const base = { domain: op.domain, fields, risks: [...shown.risks] };
   if (op.action === 'delete') return { kind: 'delete', id: op.id!, ...base };

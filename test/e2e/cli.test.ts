@@ -71,20 +71,24 @@ describe('websites-sync --once', () => {
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json).toMatchObject({
-      format_version: 1,
-      summary: { create: 2, update: 0, delete: 0, unchanged: 0 },
+      format_version: 2,
+      tool: { name: 'websites-sync', version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
+      base_url: simulator.url,
+      manifest: env.WEBSITES_SYNC_MANIFEST,
+      summary: { create: 2, update: 0, resend: 0, delete: 0, unchanged: 0 },
       changes: [
         {
           action: 'create',
           id: null,
           domain: 'example.com',
-          fields: { privacy: { from: null, to: 'public' } },
+          fields: { privacy: { from: null, to: 'public', from_sensitive: false, to_sensitive: false } },
         },
         {
           action: 'create',
           id: null,
           domain: 'shop.example.com',
-          fields: { password: { from: null, to: '(sensitive)' } },
+          // Typed: a secret is null with a flag beside it, never a placeholder string.
+          fields: { password: { from: null, to: null, to_sensitive: true, from_unknown: false } },
         },
       ],
       warnings: [],

@@ -76,7 +76,7 @@ describe('saved plans: --out, then --plan', () => {
     expect(text).not.toContain(KEY);
     const file = JSON.parse(text);
     const held = { observed: 0, pending_delete: 0, protected: 0 };
-    expect(file.summary).toEqual({ create: 1, update: 1, delete: 1, unchanged: 1, ...held });
+    expect(file.summary).toEqual({ create: 1, update: 1, resend: 0, delete: 1, unchanged: 1, ...held });
     expect(file.saved_plan).toMatchObject({
       version: 1,
       base_url: simulator.url,
@@ -190,6 +190,7 @@ describe('saved plans: --out, then --plan', () => {
           fields: {},
           risks: [],
           risky: false,
+          resend_only: false,
         });
       },
       /the saved plan would delete keep\.example\.com \(id \d+\), which a fresh plan does not/,
@@ -248,7 +249,7 @@ describe('--output markdown', () => {
     expect(lines.slice(0, 3)).toEqual([
       '### websites-sync plan',
       '',
-      '**Plan: 1 to create, 2 to update, 1 to delete, 0 unchanged.**',
+      '**Plan: 1 to create, 2 to update (1 only to resend write-only fields the service does not return), 1 to delete, 0 unchanged.**',
     ]);
     expect(lines.filter((l) => l.startsWith('#### '))).toEqual([
       '#### Delete (1)',

@@ -166,7 +166,7 @@ describe('computePlan', () => {
     expect(change?.kind).toBe('update');
     expect(change?.fields).toEqual([
       { field: 'privacy', from: 'private', to: 'password' },
-      { field: 'exclude_params', from: UNREADABLE, to: ['ref'] },
+      { field: 'exclude_params', from: UNREADABLE, to: ['ref'], unknown: true },
       { field: 'password', from: null, to: SENSITIVE },
     ]);
     expect(JSON.stringify(change?.fields)).not.toContain('hunter2');

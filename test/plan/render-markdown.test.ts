@@ -75,7 +75,9 @@ describe('renderMarkdown', () => {
   it('has one row per change, with exact cells', () => {
     const tables = sections(renderMarkdown(mixedPlan()));
     expect(tables).toEqual({
-      'Delete (1)': ['| old.example.com | 9 | ⚠️ deletes the website and its statistics |'],
+      'Delete (1)': [
+        '| old.example.com | 9 | privacy: `private`<br>email: `false`<br>exclude_bots: `true` | ⚠️ deletes the website and its statistics |',
+      ],
       'Update (2)': [
         '| a.example.com | 1 | privacy: `private` → `public`<br>exclude_bots: `true` → `false` | ⚠️ statistics become public<br>⚠️ bot exclusion turned off |',
         '| b.example.com | 2 | email: `false` → `true` |  |',
@@ -88,7 +90,7 @@ describe('renderMarkdown', () => {
 
   it('gives tables the columns of their action', () => {
     const markdown = renderMarkdown(mixedPlan());
-    expect(markdown).toContain('| Website | ID | Risk |\n| --- | --- | --- |');
+    expect(markdown).toContain('| Website | ID | Settings destroyed | Risk |\n| --- | --- | --- | --- |');
     expect(markdown).toContain('| Website | ID | Changes | Risk |\n| --- | --- | --- | --- |');
     expect(markdown).toContain('| Website | Settings | Risk |\n| --- | --- | --- |');
   });
@@ -118,7 +120,7 @@ describe('renderMarkdown', () => {
       prune: false,
     });
     expect(renderMarkdown(unreadable)).toContain(
-      '| a.example.com | 1 | exclude_params: (not readable from the service) → `[utm_source]` |  |',
+      '| a.example.com | 1 | exclude_params: `[utm_source]` _(will be sent: not readable from the service)_ |  |',
     );
   });
 
@@ -157,5 +159,39 @@ describe('markdown escaping', () => {
 
   it('escapes Markdown syntax in free text', () => {
     expect(escapeMarkdown('a *b* [c](d) <e> | f_g')).toBe('a \\*b\\* \\[c\\](d) \\<e\\> \\| f\\_g');
+  });
+});
+
+describe('renderMarkdown for a large plan (issue 12 §3)', () => {
+  function creates(count: number): Plan {
+    return computePlan({
+      desired: desiredState(
+        Array.from({ length: count }, (_, i) =>
+          desiredSite(`site-${i}.example.com`, { exclude_ips: ['203.0.113.7'] }),
+        ),
+      ),
+      current: [],
+      state: emptyState('https://stats.example.com'),
+      prune: false,
+    });
+  }
+
+  it('folds a long table in <details>, keeping the summary in view', () => {
+    const markdown = renderMarkdown(creates(11));
+    expect(markdown).toContain(
+      '#### Create (11)\n\n<details><summary>Show the 11 websites</summary>\n\n| Website |',
+    );
+    expect(renderMarkdown(creates(10))).not.toContain('<details>');
+  });
+
+  it("stays within GitHub's 65,536-character comment limit and says what was cut", () => {
+    const markdown = renderMarkdown(creates(2_000));
+    expect(markdown.length).toBeLessThanOrEqual(65_536);
+    expect(markdown).toContain('**Plan: 2000 to create, 0 to update, 0 to delete, 0 unchanged.**');
+    const rows = markdown.split('\n').filter((l) => l.startsWith('| site-'));
+    expect(rows.length).toBeGreaterThan(100);
+    expect(markdown).toContain(`_…and ${2_000 - rows.length} more, not shown (see below)._`);
+    expect(markdown).toContain(`> ${2_000 - rows.length} of 2000 changes are not listed here`);
+    expect(markdown).toContain('`--output json`');
   });
 });

@@ -92,7 +92,11 @@ async function reconcileAndReport(run: OnceRun): Promise<number> {
   io.stdout.write(
     live?.started && result.applied
       ? `\n${resultText(result.applied, color)}`
-      : renderReport(result, config.output, color),
+      : renderReport(
+          { ...result, origin: { version: VERSION, baseUrl: client.baseUrl, manifest: config.manifest } },
+          config.output,
+          color,
+        ),
   );
   const { baseUrl, secret } = client;
   await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
