@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
+import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } from './option-values.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
 
@@ -53,6 +52,8 @@ export interface Config {
   timeoutMs: number;
   /** `--rate-window`: the service's rate-limit window, which it does not announce. */
   rateWindowMs: number;
+  /** `--rate-budget` as a fraction: the share of the key's limit reads may use; undefined: the mode's default. */
+  rateBudget: number | undefined;
   allowInsecureHttp: boolean;
   /** `export -o FILE`: where the manifest goes (stdout when absent). */
   outputFile: string | undefined;
@@ -87,6 +88,7 @@ export const OPTIONS = {
   'log-format': { type: 'string' },
   timeout: { type: 'string' },
   'rate-window': { type: 'string' },
+  'rate-budget': { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -104,6 +106,7 @@ export const EXPORT_OPTIONS = {
   concurrency: OPTIONS.concurrency,
   timeout: OPTIONS.timeout,
   'rate-window': OPTIONS['rate-window'],
+  'rate-budget': OPTIONS['rate-budget'],
   'log-level': OPTIONS['log-level'],
   'log-format': OPTIONS['log-format'],
   'allow-insecure-http': OPTIONS['allow-insecure-http'],
@@ -229,6 +232,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     logFormat: undefined,
     timeoutMs: 30_000,
     rateWindowMs: 60_000,
+    rateBudget: undefined,
     allowInsecureHttp: false,
   };
 }
@@ -284,100 +288,10 @@ function resolve(
     logFormat: logFormat as LogFormat | undefined,
     timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
     rateWindowMs: rateWindow ? parseDuration(rateWindow, '--rate-window') : base.rateWindowMs,
+    rateBudget: parseRateBudget(v['rate-budget'] ?? (env.WEBSITES_SYNC_RATE_BUDGET || undefined)),
     allowInsecureHttp: v['allow-insecure-http'] ?? false,
     rest: [],
   };
-}
-
-/** Zero is allowed (deletes at once, as without a delay), unlike the other durations. */
-function parseDeleteDelay(text: string | undefined): number | undefined {
-  if (text === undefined || text === '') return undefined;
-  return parseDuration(text, '--delete-delay');
-}
-
-function parseConcurrency(text: string | undefined): number {
-  if (text === undefined || text === '') return 4;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 64) {
-    throw new UsageError(`--concurrency: "${text}" is not allowed; use a whole number from 1 to 64`);
-  }
-  return n;
-}
-
-/** The key file's one line; anything else would travel as a broken header and fail obscurely. */
-function readKeyFile(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
-  }
-  const key = text.trim();
-  if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
-  checkKey(key, `--api-key-file: ${file}`);
-  return key;
-}
-
-function checkKey(key: string, where: string): void {
-  const lines = key.split(/\r?\n/).length;
-  if (lines > 1) {
-    throw new UsageError(`${where} holds ${lines} lines; it must hold only the API key, on one line`);
-  }
-  if (/\s/.test(key))
-    throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
-}
-
-/** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
-function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string } {
-  if (config.apiKeyFile) {
-    const apiKey = readKeyFile(config.apiKeyFile);
-    if (!config.apiKey) return { apiKey };
-    return {
-      apiKey,
-      notice: `both WEBSITES_SYNC_API_KEY and the key file ${config.apiKeyFile} are set; the key file wins`,
-    };
-  }
-  if (config.apiKey) checkKey(config.apiKey, 'WEBSITES_SYNC_API_KEY');
-  return { apiKey: config.apiKey };
-}
-
-/** The base URL and key a command that talks to the service needs, checked. */
-export function requireService(config: Config): { baseUrl: string; apiKey: string; notice?: string } {
-  if (!config.baseUrl) {
-    throw new UsageError(
-      '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
-    );
-  }
-  // Credentials in the URL would travel into logs, state, saved plans and exports: never accepted,
-  // and never shown back (not even in this message).
-  const shown = config.baseUrl.replace(/\/\/[^/@]*@/, '//');
-  let url: URL;
-  try {
-    url = new URL(config.baseUrl);
-  } catch {
-    throw new UsageError(`--base-url: "${shown}" is not a URL; use e.g. https://stats.example.com`);
-  }
-  if (url.username || url.password) {
-    throw new UsageError(
-      `--base-url: "${shown}" carries credentials (user:password@); remove them: the service takes only the API key (WEBSITES_SYNC_API_KEY or --api-key-file)`,
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: "${shown}" must start with https://`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !config.allowInsecureHttp) {
-    throw new UsageError(
-      `--base-url: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
-    );
-  }
-  const { apiKey, notice } = apiKeyOf(config);
-  if (!apiKey) {
-    throw new UsageError(
-      'no API key: set WEBSITES_SYNC_API_KEY, or use --api-key-file PATH (WEBSITES_SYNC_API_KEY_FILE)',
-    );
-  }
-  const baseUrl = url.href.replace(/\/+$/, '');
-  return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
 }
 
 /** Options that would silently mean something else are errors, as the user wrote them. */
@@ -395,25 +309,4 @@ function refuseContradictions(v: Values): void {
       `${daemonOnly.join(', ')}: only for the daemon; --once runs once and serves nothing`,
     );
   }
-}
-
-/** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
-function checkNotifyUrl(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  const shown = text.replace(/\/\/[^/@]*@/, '//');
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`--notify-url: "${shown}" is not a URL; use e.g. https://hooks.example.com/...`);
-  }
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url.href;
-  throw new UsageError(`--notify-url: "${shown}" must be https:// (plain http:// only to this machine)`);
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
 }

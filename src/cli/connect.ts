@@ -1,20 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type AttemptHooks, connectService, type RetryInfo } from '../service/index.js';
-import { type Config, requireService } from './args.js';
+import { formatDuration } from '../model/index.js';
+import {
+  type AttemptHooks,
+  connectService,
+  RateBudget,
+  type RateWindowInfo,
+  type RetryInfo,
+} from '../service/index.js';
+import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
+import { requireService } from './service-config.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
 export function connectFromConfig(
   config: Config,
   io: Io,
-  options: { hooks?: AttemptHooks; logger?: Logger } = {},
+  options: { hooks?: AttemptHooks; logger?: Logger; budget?: number } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
   io.redactor.add(apiKey);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
+  const logger = options.logger ?? commandLogger(config, io.redactor, true);
+  // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
+  const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
   const client = connectService({
     baseUrl,
     apiKey,
@@ -22,15 +33,13 @@ export function connectFromConfig(
     timeoutMs: config.timeoutMs,
     rateWindowMs: config.rateWindowMs,
     concurrency: config.concurrency,
-    hooks: {
-      ...options.hooks,
-      onRetry: logRetry(options.logger ?? commandLogger(config, io.redactor, true)),
-    },
+    budget,
+    hooks: { ...options.hooks, onRetry: logRetry(logger), onRateWindow: logRateWindow(logger) },
   });
   // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
   // reveals nothing; the key itself goes no further than the transport.
   const secret = createHash('sha256').update(`websites-sync\0${apiKey}`).digest('base64url');
-  return { baseUrl, secret, ...client };
+  return { baseUrl, secret, budget, ...client };
 }
 
 /** Seconds of waiting for a retry are never silent: one warn line with the reason and the wait. */
@@ -40,6 +49,16 @@ function logRetry(logger: Logger): (info: RetryInfo) => void {
     logger.warn(
       { stage: 'service', method, path, reason, retry, delayMs },
       `${method} ${route}: ${reason}; retry ${retry} in ${(delayMs / 1000).toFixed(1)}s`,
+    );
+  };
+}
+
+/** The window is not announced; when the answers contradict --rate-window, the operator hears of it. */
+function logRateWindow(logger: Logger): (info: RateWindowInfo) => void {
+  return ({ configuredMs, observedMs }) => {
+    logger.warn(
+      { stage: 'service', configuredMs, observedMs },
+      `the service's rate-limit window looks like ${formatDuration(observedMs)}, not ${formatDuration(configuredMs)}: set --rate-window (WEBSITES_SYNC_RATE_WINDOW) to match`,
     );
   };
 }

@@ -50,6 +50,9 @@ Options:
       --timeout DURATION     per request: connect, headers and body (default 30s)
       --rate-window DURATION the service's rate-limit window, which it does not announce
                              (WEBSITES_SYNC_RATE_WINDOW; default 1m): pacing stays inside it
+      --rate-budget PERCENT  share of the key's rate limit reads may use, 1-100
+                             (WEBSITES_SYNC_RATE_BUDGET; default 50 for the daemon's resyncs,
+                             100 for --once); changes are always applied at the whole limit
       --log-level LEVEL      fatal, error, warn, info, debug, trace, silent
                              (WEBSITES_SYNC_LOG_LEVEL, default info; warn for --once on a terminal)
       --log-format FORMAT    json or pretty (WEBSITES_SYNC_LOG_FORMAT, default pretty on a terminal)
@@ -86,7 +89,8 @@ and the key, like a run.
                            line points at (an older one is updated; another file of that name is
                            replaced only with --force)
       --force              replace an existing FILE
-      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --log-level, --log-format: as for a run
+      --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --rate-budget, --log-level,
+      --log-format: as for a run
 `,
   schema: `websites-sync schema > websites.schema.json
 

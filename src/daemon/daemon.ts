@@ -12,7 +12,7 @@ import {
   reconcile,
   summariseOutcome,
 } from '../reconcile/index.js';
-import type { WebsiteService } from '../service/index.js';
+import type { RateBudget, WebsiteService } from '../service/index.js';
 import { heldBackOf, warnHeldBack } from './held-back.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
@@ -52,6 +52,11 @@ export interface DaemonOptions {
   /** `--notify-url`: drift corrected, failures, refusals, scheduled deletes, manifest validity. */
   notifier?: Notifier;
   metrics?: DaemonMetrics;
+  /**
+   * `--rate-budget`: the reads of periodic resyncs (and the first run) use `periodic` of the key's
+   * limit; a run the operator asked for (a manifest change, SIGHUP) and every apply use all of it.
+   */
+  rateBudget?: { budget: RateBudget; periodic: number };
   timers?: Timers;
   /** Milliseconds since the epoch (durations and the last-success timestamp). */
   now?: () => number;
@@ -183,6 +188,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const startedAt = this.#now();
     this.emit('run-started', { run, triggers });
     const logger = this.#options.logger.child({ run });
+    const rate = this.#options.rateBudget;
+    const asked = triggers.includes('change') || triggers.includes('signal');
+    rate?.budget.use(asked ? 1 : rate.periodic);
     let end: RunEnd;
     try {
       end = await this.#attempt(logger, triggers);
@@ -250,6 +258,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       concurrency: options.concurrency,
       logger,
       signal: this.#abort.signal,
+      onApply: () => options.rateBudget?.budget.use(1),
     });
   }
 

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { OPERATION_RESULTS, type Outcome } from '../apply/index.js';
-import type { AttemptHooks, AttemptInfo } from '../service/index.js';
+import type { AttemptHooks, AttemptInfo, RateBudget } from '../service/index.js';
 
 // Prometheus metrics on a registry of our own (never prom-client's global one), so two daemons in one
 // process — tests — never share counters.
@@ -121,6 +121,35 @@ export class DaemonMetrics {
     if (run.result === 'success') this.#lastSuccess.set(run.finishedAt / 1000);
     if (run.managed !== undefined) this.#managed.set(run.managed);
     for (const [kind, count] of Object.entries(run.heldBack ?? {})) this.#heldBack.set({ kind }, count);
+  }
+
+  /** `--rate-budget` and the key's use, read at each scrape. */
+  watchRate(rate: Pick<RateBudget, 'fraction' | 'limit' | 'used'>): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'websites_sync_rate_budget_ratio',
+      help: 'Share of the API key rate limit the current phase may use (--rate-budget for periodic resyncs, 1 while applying).',
+      registers,
+      collect() {
+        this.set(rate.fraction);
+      },
+    });
+    new Gauge({
+      name: 'websites_sync_rate_limit_requests',
+      help: 'Requests per window the service allows the key (X-RateLimit-Limit; 0 until known).',
+      registers,
+      collect() {
+        this.set(rate.limit ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'websites_sync_rate_used_ratio',
+      help: "This process's requests in the last rate-limit window, as a share of the key's limit.",
+      registers,
+      collect() {
+        this.set(rate.used());
+      },
+    });
   }
 
   setManifestValid(valid: boolean): void {

@@ -6,6 +6,7 @@ export { formatDuration, parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';
 export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
+export { isLoopbackHost } from './loopback.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export { editDistance, suggest } from './suggest.js';

@@ -85,11 +85,17 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   let { plan, stale, force } = planFrom(options, current, state);
   // A listing read in several pages can miss an edit made meanwhile (one website deleted on an early
   // page while another is added keeps every count right). Creates and deletes act on what the listing
-  // says is absent or present, so then the account is read again until two listings agree; a plan of
-  // updates only, and a converged account, cost nothing more.
+  // says is absent or present, so then those decisions are checked: by reading the account again until
+  // two listings agree, or, when fewer requests do it, by a lookup per create and a show per delete.
+  // A plan of updates only, and a converged account, cost nothing more.
   if (!saved && plan.changes.some((c) => c.kind !== 'update')) {
     const confirm = options.service.confirmListing;
-    const confirmed = confirm && (await untilAborted(confirm.call(options.service), options.signal));
+    const decisions = {
+      absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
+      present: plan.changes.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])),
+    };
+    const confirmed =
+      confirm && (await untilAborted(confirm.call(options.service, decisions), options.signal));
     if (confirmed) {
       current = confirmed;
       ({ plan, stale, force } = planFrom(options, current, state));

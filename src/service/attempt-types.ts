@@ -21,10 +21,19 @@ export interface RetryInfo {
   delayMs: number;
 }
 
+export interface RateWindowInfo {
+  /** The window `--rate-window` configured. */
+  configuredMs: number;
+  /** The window the answers show: at most this long (a count climbing back) or this long (a 429). */
+  observedMs: number;
+}
+
 /** Seen by every attempt, retries included: pacing and metrics plug in here. */
 export interface AttemptHooks {
   /** A retry is scheduled: the CLI logs it, so a wait of seconds is never silent. */
   onRetry?: (info: RetryInfo) => void;
+  /** The answers show a rate-limit window other than the one configured (`--rate-window`). */
+  onRateWindow?: (info: RateWindowInfo) => void;
   /** Awaited before each attempt is sent (pacing). */
   beforeAttempt?: () => Promise<void> | undefined;
   afterAttempt?: (info: AttemptInfo) => void;

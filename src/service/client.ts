@@ -1,9 +1,19 @@
+import pLimit from 'p-limit';
 import { type RemoteWebsite, type WebsiteId, type WebsiteWrite, websiteKey } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
 import { LIST_PATH, listPages } from './paging.js';
 import { encodeWrite, parseRecord } from './records.js';
+
+/**
+ * What a plan decided from a listing: domains to create (the listing says absent) and ids to delete
+ * (it says present). Checking just these can cost fewer requests than reading every page again.
+ */
+export interface ListingDecisions {
+  absent: readonly string[];
+  present: readonly WebsiteId[];
+}
 
 /** The remote as the higher stages see it; tests substitute it without HTTP. */
 export interface WebsiteService {
@@ -15,7 +25,7 @@ export interface WebsiteService {
    * on what the listing says is absent or present (creates, deletes), the caller asks for a fresh
    * read: undefined when the last listing was already a snapshot (one page) or confirmed.
    */
-  confirmListing?(): Promise<RemoteWebsite[] | undefined>;
+  confirmListing?(decisions?: ListingDecisions): Promise<RemoteWebsite[] | undefined>;
   /** The account's website with exactly this (canonical) domain, if any. */
   findWebsite(domain: string): Promise<RemoteWebsite | undefined>;
   /** Stores sent for one website at most, each after a lookup found nothing (as many as other retries). */
@@ -36,8 +46,9 @@ export interface HttpWebsiteServiceOptions {
 export class HttpWebsiteService implements WebsiteService {
   readonly #http: HttpTransport;
   readonly #options: HttpWebsiteServiceOptions;
-  /** The last listing when it was read in several pages and not confirmed yet. */
+  /** The last listing when it was read in several pages and not confirmed yet, and its page count. */
   #unconfirmed: RemoteWebsite[] | undefined;
+  #unconfirmedPages = 0;
 
   constructor(http: HttpTransport, options: HttpWebsiteServiceOptions) {
     this.#http = http;
@@ -51,6 +62,7 @@ export class HttpWebsiteService implements WebsiteService {
       const listing = await readListing(this.#http, this.#options.concurrency);
       if (listing.problem === undefined) {
         this.#unconfirmed = listing.pages > 1 ? listing.records : undefined;
+        this.#unconfirmedPages = listing.pages;
         return listing.records;
       }
       problem = listing.problem;
@@ -59,10 +71,18 @@ export class HttpWebsiteService implements WebsiteService {
     throw changingListing(problem);
   }
 
-  /** Reads the account again until two listings in a row agree (a change can hide in one, not twice). */
-  async confirmListing(): Promise<RemoteWebsite[] | undefined> {
+  /**
+   * Reads the account again until two listings in a row agree (a change can hide in one, not twice);
+   * or, when that costs fewer requests, checks only the plan's decisions: each domain to create is
+   * looked up and each website to delete shown, and the listing is corrected by what they find.
+   */
+  async confirmListing(decisions?: ListingDecisions): Promise<RemoteWebsite[] | undefined> {
     let previous = this.#unconfirmed;
     if (!previous) return undefined;
+    if (decisions && decisions.absent.length + decisions.present.length < this.#unconfirmedPages) {
+      this.#unconfirmed = undefined;
+      return this.#confirmDecisions(previous, decisions);
+    }
     const attempts = this.#options.listAttempts ?? 3;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const again = await this.listWebsites();
@@ -73,6 +93,19 @@ export class HttpWebsiteService implements WebsiteService {
       previous = again;
     }
     throw changingListing('two listings in a row never agreed');
+  }
+
+  async #confirmDecisions(listing: RemoteWebsite[], decisions: ListingDecisions): Promise<RemoteWebsite[]> {
+    const limit = pLimit(this.#options.concurrency);
+    const [found, gone] = await Promise.all([
+      Promise.all(decisions.absent.map((domain) => limit(() => this.findWebsite(domain)))),
+      Promise.all(decisions.present.map((id) => limit(async () => ((await this.#exists(id)) ? [] : [id])))),
+    ]);
+    const goneIds = new Set<WebsiteId>(gone.flat());
+    const corrected = listing.filter((record) => !goneIds.has(record.id));
+    const known = new Set(corrected.map((record) => record.id));
+    for (const record of found) if (record && !known.has(record.id)) corrected.push(record);
+    return corrected;
   }
 
   get storeAttempts(): number {

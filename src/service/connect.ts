@@ -1,4 +1,5 @@
 import type { AttemptHooks } from './attempt-types.js';
+import type { RateBudget } from './budget.js';
 import { HttpWebsiteService } from './client.js';
 import { HttpTransport } from './http.js';
 
@@ -12,6 +13,8 @@ export interface ConnectOptions {
   hooks?: AttemptHooks;
   /** `--rate-window`: the service's rate-limit window, which it does not announce. */
   rateWindowMs?: number;
+  /** `--rate-budget`: the share of the key's limit attempts may use. */
+  budget?: RateBudget;
 }
 
 /** One client per process: its sockets and retry state live as long as the process. */
@@ -27,6 +30,7 @@ export function connectService(options: ConnectOptions): {
     connections: options.concurrency,
     hooks: options.hooks,
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   const service = new HttpWebsiteService(http, { concurrency: options.concurrency });
   return { service, close: () => http.close() };

@@ -1,6 +1,8 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
+import { isLoopbackHost } from '../model/index.js';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks } from './attempts.js';
+import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, ServiceError } from './errors.js';
 import { Pacer } from './pacing.js';
 import {
@@ -30,6 +32,8 @@ export interface HttpOptions {
   pacing?: boolean | Pacer;
   /** The service's rate-limit window, which it does not announce (see Pacer). */
   rateWindowMs?: number;
+  /** `--rate-budget`: the share of the key's limit attempts may use (see RateBudget). */
+  budget?: RateBudget;
 }
 
 export interface RequestOptions {
@@ -65,8 +69,10 @@ export class HttpTransport {
     const tuning = { ...DEFAULT_RETRY, ...options.retry };
     this.#timeoutMs = options.timeoutMs;
     this.maxAttempts = tuning.maxRetries + 1;
-    const pacer = pacerFor(options.pacing, tuning, options.rateWindowMs);
-    const hooks = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
+    const pacer = pacerFor(options, tuning);
+    const observed = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
+    // The budget spaces attempts before the pacer counts them in flight.
+    const hooks = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
     const agentOptions = {
       connections: options.connections,
       connect: { timeout: options.timeoutMs },
@@ -134,16 +140,17 @@ export class HttpTransport {
   }
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host.startsWith('127.') || host === '::1';
-}
-
-function pacerFor(pacing: HttpOptions['pacing'], tuning: RetryTuning, windowMs?: number): Pacer | undefined {
+function pacerFor(options: HttpOptions, tuning: RetryTuning): Pacer | undefined {
+  const { pacing, rateWindowMs: windowMs } = options;
   if (pacing === false) return undefined;
   // A throttled request waits no longer than the retry policy would honour a Retry-After.
   if (pacing instanceof Pacer) return pacing;
-  return new Pacer({ maxPauseMs: tuning.maxRetryAfterMs, ...(windowMs ? { windowMs } : {}) });
+  const onWindow = options.hooks?.onRateWindow;
+  return new Pacer({
+    maxPauseMs: tuning.maxRetryAfterMs,
+    ...(windowMs ? { windowMs } : {}),
+    ...(onWindow ? { onWindow } : {}),
+  });
 }
 
 interface RawAnswer {

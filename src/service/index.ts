@@ -1,6 +1,7 @@
 // The service stage's door: the HTTP client of the website API as the other stages use it.
 
-export type { AttemptHooks, AttemptInfo, RetryInfo } from './attempt-types.js';
-export type { WebsiteService } from './client.js';
+export type { AttemptHooks, AttemptInfo, RateWindowInfo, RetryInfo } from './attempt-types.js';
+export { RateBudget } from './budget.js';
+export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectOptions, connectService } from './connect.js';
 export { AuthError, ServiceError } from './errors.js';

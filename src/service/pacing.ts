@@ -1,4 +1,4 @@
-import type { AttemptHooks, AttemptInfo } from './attempt-types.js';
+import type { AttemptHooks, AttemptInfo, RateWindowInfo } from './attempt-types.js';
 import { parseRetryAfter } from './retry-policy.js';
 
 // Client-side pacing from the service's rate-limit headers, so a large run slows down before the limit
@@ -25,6 +25,8 @@ export interface PacerOptions {
   windowMs?: number;
   /** The longest pause honoured (a bounded Retry-After, as in the retry policy). */
   maxPauseMs?: number;
+  /** Told when the answers show another window than `windowMs` (once per value). */
+  onWindow?: (info: RateWindowInfo) => void;
 }
 
 const systemClock: PacerClock = {
@@ -62,11 +64,25 @@ export class Pacer {
   #olderInFlight = 0;
   readonly #waiters: Array<() => void> = [];
   #cancelTimer: (() => void) | undefined;
+  readonly #configuredWindowMs: number | undefined;
+  readonly #onWindow: PacerOptions['onWindow'];
+  #reportedWindowMs: number | undefined;
 
   constructor(options: PacerOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#maxPauseMs = options.maxPauseMs ?? 5 * 60_000;
     this.#windowMs = options.windowMs;
+    this.#configuredWindowMs = options.windowMs;
+    this.#onWindow = options.onWindow;
+  }
+
+  /** A window seen to differ from the configured one by more than the service's whole-second rounding. */
+  #saw(observedMs: number): void {
+    const configuredMs = this.#configuredWindowMs;
+    if (configuredMs === undefined || Math.abs(observedMs - configuredMs) <= SAFETY_MS) return;
+    if (this.#reportedWindowMs === observedMs) return;
+    this.#reportedWindowMs = observedMs;
+    this.#onWindow?.({ configuredMs, observedMs });
   }
 
   readonly hooks: AttemptHooks = {
@@ -134,6 +150,11 @@ export class Pacer {
       this.#olderInFlight = this.#inFlight;
     }
     if (newWindow) this.#resetAt = undefined;
+    // The count climbed back sooner than the configured window: the service's window is shorter.
+    if (newWindow && previous !== undefined && this.#windowStart !== undefined) {
+      const atMostMs = Math.ceil((now - this.#windowStart) / 1000) * 1000;
+      if (this.#configuredWindowMs !== undefined && atMostMs < this.#configuredWindowMs) this.#saw(atMostMs);
+    }
     if (newWindow || this.#awaitingFirstAnswer || this.#windowStart === undefined) {
       this.#windowStart = Math.floor(now / 1000) * 1000;
     }
@@ -153,6 +174,7 @@ export class Pacer {
     // The window's length, from its first answer to the end the service announced.
     if (announced !== undefined && this.#windowStart !== undefined) {
       this.#windowMs = Math.ceil((resetAt - this.#windowStart) / 1000) * 1000;
+      this.#saw(this.#windowMs);
     }
   }
 

@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, requireService } from '../../src/cli/args.js';
+import { parseConfig } from '../../src/cli/args.js';
 import { parseDuration } from '../../src/cli/duration.js';
+import { requireService } from '../../src/cli/service-config.js';
 
 describe('parseConfig', () => {
   it('takes the command line over the environment over defaults', () => {

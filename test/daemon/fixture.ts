@@ -11,7 +11,7 @@ import {
   launchDaemon,
   type RunReport,
 } from '../../src/daemon/index.js';
-import { connectService as connect } from '../../src/service/index.js';
+import { connectService as connect, type RateBudget } from '../../src/service/index.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 
 // A daemon in this process, against the real simulator, watching real files in a temp directory.
@@ -42,6 +42,8 @@ export interface FixtureOptions {
   dryRun?: boolean;
   simulator?: SimulatorOptions;
   daemon?: Partial<LaunchOptions>;
+  /** The client's requests go through this budget (as the CLI's do). */
+  budget?: RateBudget;
 }
 
 export interface Fixture {
@@ -92,6 +94,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     timeoutMs: 5_000,
     concurrency: 4,
     hooks: metrics.hooks,
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   const signals = new EventEmitter();
   const launch: LaunchOptions = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_RESULTS } from '../../src/apply/index.js';
 import { DaemonMetrics, RUN_RESULTS } from '../../src/daemon/metrics.js';
+import { RateBudget } from '../../src/service/index.js';
 import { metricValue } from './fixture.js';
 import { promlint } from './promlint.js';
 
@@ -22,8 +23,11 @@ describe('/metrics before the first run', () => {
   });
 
   it('passes the rules of promtool check metrics, the default Node metrics included', async () => {
-    const text = await new DaemonMetrics().registry.metrics();
+    const metrics = new DaemonMetrics();
+    metrics.watchRate(new RateBudget({ fraction: 0.5, windowMs: 60_000 }));
+    const text = await metrics.registry.metrics();
     expect(text).toMatch(/^nodejs_active_handles\{/m);
+    expect(text).toMatch(/^websites_sync_rate_budget_ratio 0\.5$/m);
     expect(promlint(text)).toEqual([]);
   });
 

@@ -98,6 +98,36 @@ describe('HttpWebsiteService listing while someone edits the account', () => {
     expect(await service.confirmListing()).toBeUndefined();
   });
 
+  it('checks only the decisions when that costs fewer requests than another listing', async () => {
+    await start(250);
+    editWhilePaging(() => {
+      simulator.deleteWebsite(5);
+      simulator.createWebsite({ domain: 'new.example.com' });
+    });
+    const torn = await service.listWebsites();
+    expect(torn.map((r) => r.id)).not.toContain(101);
+    simulator.clearRequests();
+    // The plan would create site101 (missing from the torn listing) and delete 5 (still in it).
+    const confirmed = await service.confirmListing({ absent: ['site101.example.com'], present: [5] });
+    expect(domains(confirmed ?? [])).toEqual(stored());
+    // One lookup and one show, instead of three pages read at least twice.
+    expect(
+      simulator.requests
+        .map((r) => `${r.method} ${r.path}${r.query.search ? ` search=${r.query.search}` : ''}`)
+        .sort(),
+    ).toEqual(['GET /api/v1/websites search=site101.example.com', 'GET /api/v1/websites/5']);
+    expect(await service.confirmListing({ absent: [], present: [] })).toBeUndefined();
+  });
+
+  it('reads every page again when the decisions outnumber the pages', async () => {
+    await start(250);
+    await service.listWebsites();
+    simulator.clearRequests();
+    const absent = ['x1.example.com', 'x2.example.com', 'x3.example.com'];
+    expect(domains((await service.confirmListing({ absent, present: [] })) ?? [])).toEqual(stored());
+    expect(lists()).toBe(3);
+  });
+
   it('costs one more listing on a quiet account, and nothing for a single page', async () => {
     await start(250);
     await service.listWebsites();

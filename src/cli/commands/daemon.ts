@@ -17,7 +17,10 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
   const logger = commandLogger(config, io.redactor, false);
-  const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger });
+  // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
+  const periodic = config.rateBudget ?? 0.5;
+  const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger, budget: periodic });
+  metrics.watchRate(client.budget);
   const { baseUrl, secret } = client;
   const notifier =
     config.notifyUrl === undefined
@@ -43,6 +46,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       redactor: io.redactor,
       ...(notifier ? { notifier } : {}),
       metrics,
+      rateBudget: { budget: client.budget, periodic },
       listen,
     }).catch(explainListenFailure(config.listen));
     code = await handle.done;

@@ -38,7 +38,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
   const logger = commandLogger(config, io.redactor, true);
-  const client = connectFromConfig(config, io, { logger });
+  const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {
     const code = await reconcileAndReport({
@@ -81,7 +81,12 @@ async function reconcileAndReport(run: OnceRun): Promise<number> {
   const prune = config.prune || desired.prune;
   const result = await reconcile({
     ...reconcileOptions(run, prune),
-    ...(live ? { onApply: live.plan, onOutcome: live.outcome } : {}),
+    // Changes are applied at the whole limit, whatever share the reads were given.
+    onApply: (plan) => {
+      client.budget.use(1);
+      live?.plan(plan);
+    },
+    ...(live ? { onOutcome: live.outcome } : {}),
   });
   await notifyRun(config, io, run.logger, result);
   if (result.stale) {

@@ -1,0 +1,81 @@
+// What a command that talks to the service needs: its base URL and the API key, checked.
+import { readFileSync } from 'node:fs';
+import { isLoopbackHost } from '../model/index.js';
+import type { Config } from './args.js';
+import { UsageError } from './errors.js';
+
+/** The key file's one line; anything else would travel as a broken header and fail obscurely. */
+function readKeyFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+  }
+  const key = text.trim();
+  if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
+  checkKey(key, `--api-key-file: ${file}`);
+  return key;
+}
+
+function checkKey(key: string, where: string): void {
+  const lines = key.split(/\r?\n/).length;
+  if (lines > 1) {
+    throw new UsageError(`${where} holds ${lines} lines; it must hold only the API key, on one line`);
+  }
+  if (/\s/.test(key))
+    throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
+}
+
+/** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
+function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string } {
+  if (config.apiKeyFile) {
+    const apiKey = readKeyFile(config.apiKeyFile);
+    if (!config.apiKey) return { apiKey };
+    return {
+      apiKey,
+      notice: `both WEBSITES_SYNC_API_KEY and the key file ${config.apiKeyFile} are set; the key file wins`,
+    };
+  }
+  if (config.apiKey) checkKey(config.apiKey, 'WEBSITES_SYNC_API_KEY');
+  return { apiKey: config.apiKey };
+}
+
+/** The base URL and key a command that talks to the service needs, checked. */
+export function requireService(config: Config): { baseUrl: string; apiKey: string; notice?: string } {
+  if (!config.baseUrl) {
+    throw new UsageError(
+      '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
+    );
+  }
+  // Credentials in the URL would travel into logs, state, saved plans and exports: never accepted,
+  // and never shown back (not even in this message).
+  const shown = config.baseUrl.replace(/\/\/[^/@]*@/, '//');
+  let url: URL;
+  try {
+    url = new URL(config.baseUrl);
+  } catch {
+    throw new UsageError(`--base-url: "${shown}" is not a URL; use e.g. https://stats.example.com`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError(
+      `--base-url: "${shown}" carries credentials (user:password@); remove them: the service takes only the API key (WEBSITES_SYNC_API_KEY or --api-key-file)`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`--base-url: "${shown}" must start with https://`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !config.allowInsecureHttp) {
+    throw new UsageError(
+      `--base-url: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
+    );
+  }
+  const { apiKey, notice } = apiKeyOf(config);
+  if (!apiKey) {
+    throw new UsageError(
+      'no API key: set WEBSITES_SYNC_API_KEY, or use --api-key-file PATH (WEBSITES_SYNC_API_KEY_FILE)',
+    );
+  }
+  const baseUrl = url.href.replace(/\/+$/, '');
+  return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
+}
