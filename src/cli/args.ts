@@ -160,28 +160,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
       '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
     );
   }
-  let values: Values;
-  let positionals: string[];
-  let exported: Pick<Config, 'outputFile' | 'withSchema'> = { outputFile: undefined, withSchema: false };
-  try {
-    if (command === 'export') {
-      const parsed = parseArgs({ args, options: EXPORT_OPTIONS, strict: true, allowPositionals: true });
-      const { 'output-file': outputFile, schema, ...rest } = parsed.values;
-      ({ values, positionals } = { values: rest, positionals: parsed.positionals });
-      exported = { outputFile, withSchema: schema ?? false };
-    } else if (command === 'schema') {
-      ({ values, positionals } = parseArgs({
-        args,
-        options: SCHEMA_OPTIONS,
-        strict: true,
-        allowPositionals: true,
-      }));
-    } else {
-      ({ values, positionals } = parse(args));
-    }
-  } catch (error) {
-    throw new UsageError(explainParseError(error as Error, optionsOf(command)));
-  }
+  const { values, positionals, exported } = parseCommandArgs(command, args);
   if (command === 'restore') return { ...resolve(command, values, env), ...exported, domains: positionals };
   if (positionals.length > 0) {
     const near = suggest(positionals[0] ?? '', [...COMMANDS]);
@@ -195,6 +174,26 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     );
   }
   return { ...resolve(command, values, env), ...exported };
+}
+
+const NOT_EXPORTED = { outputFile: undefined, withSchema: false };
+
+/** `export` and `schema` take their own options; the other commands the global ones. */
+function parseCommandArgs(command: Command, args: string[]) {
+  const how = { args, strict: true, allowPositionals: true } as const;
+  try {
+    if (command === 'export') {
+      const { values, positionals } = parseArgs({ ...how, options: EXPORT_OPTIONS });
+      const { 'output-file': outputFile, schema, ...rest } = values;
+      const exported: Pick<Config, 'outputFile' | 'withSchema'> = { outputFile, withSchema: schema ?? false };
+      return { values: rest, positionals, exported };
+    }
+    const { values, positionals } =
+      command === 'schema' ? parseArgs({ ...how, options: SCHEMA_OPTIONS }) : parse(args);
+    return { values, positionals, exported: NOT_EXPORTED };
+  } catch (error) {
+    throw new UsageError(explainParseError(error as Error, optionsOf(command)));
+  }
 }
 
 function optionsOf(command: Command): Record<string, unknown> {
