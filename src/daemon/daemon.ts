@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
-import type { Redactor } from '../model/index.js';
+import type { Redactor, RemoteWebsite } from '../model/index.js';
 import { eventsOfRun, manifestEvent, type Notifier } from '../notify/index.js';
 import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
 import { heldBackOf, warnHeldBack } from './held-back.js';
+import { KnownListing } from './known-listing.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import { realTimers, Scheduler, type Timers, type Trigger } from './scheduler.js';
@@ -94,6 +95,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #source: ManifestSource;
+  readonly #known = new KnownListing();
   readonly #scheduler: Scheduler;
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
@@ -215,7 +217,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       return { result: 'invalid_manifest', outcomes: [], reason: this.#source.firstError };
     }
     if (this.#abort.signal.aborted) return { result: 'interrupted', outcomes: [], reason: 'shutting down' };
-    const result = await this.#reconcile(manifest, logger);
+    // An edit of the manifest is applied without reading the whole account again (see KnownListing).
+    const edit = triggers.every((trigger) => trigger === 'change');
+    const read = edit ? this.#known.targetedRead(manifest.desired, this.#options.service, logger) : undefined;
+    const result = await this.#reconcile(manifest, logger, read).catch((error: unknown) => {
+      this.#known.forget();
+      throw error;
+    });
+    this.#known.remember(result, manifest.desired);
     this.#notifyRun(result, manifest, triggers);
     return this.#classify(result, logger);
   }
@@ -240,9 +249,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     notifier.notify(eventsOfRun(facts));
   }
 
-  #reconcile(manifest: GoodManifest, logger: Logger): Promise<ReconcileResult> {
+  #reconcile(
+    manifest: GoodManifest,
+    logger: Logger,
+    read: (() => Promise<RemoteWebsite[]>) | undefined,
+  ): Promise<ReconcileResult> {
     const options = this.#options;
     return reconcile({
+      ...(read ? { read } : {}),
       desired: manifest.desired,
       warnings: manifest.warnings,
       service: options.service,

@@ -31,6 +31,11 @@ export interface ReconcileOptions {
   concurrency: number;
   logger: Logger;
   signal?: AbortSignal;
+  /**
+   * Reads the account instead of listing every page (the daemon's re-read of what a manifest edit
+   * touched). Its records are read one by one, exactly, so its creates and deletes need no confirming.
+   */
+  read?: () => Promise<RemoteWebsite[]>;
   /** The plan about to be applied, before its first operation (the CLI prints it first). */
   onApply?: (plan: Plan) => void;
   /** Each operation attempted, as it completes. */
@@ -78,7 +83,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   // The state file is read while the first page is on its way.
   const [state, listed] = await Promise.all([
     readState(options),
-    untilAborted(options.service.listWebsites(), options.signal),
+    untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
   let current = listed;
   logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
@@ -88,7 +93,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   // says is absent or present, so then those decisions are checked: by reading the account again until
   // two listings agree, or, when fewer requests do it, by a lookup per create and a show per delete.
   // A plan of updates only, and a converged account, cost nothing more.
-  if (!saved && plan.changes.some((c) => c.kind !== 'update')) {
+  if (!saved && !options.read && plan.changes.some((c) => c.kind !== 'update')) {
     const confirm = options.service.confirmListing;
     const decisions = {
       absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),

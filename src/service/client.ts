@@ -28,6 +28,8 @@ export interface WebsiteService {
   confirmListing?(decisions?: ListingDecisions): Promise<RemoteWebsite[] | undefined>;
   /** The account's website with exactly this (canonical) domain, if any. */
   findWebsite(domain: string): Promise<RemoteWebsite | undefined>;
+  /** One website as stored now (`show`), or undefined when it no longer exists. */
+  showWebsite?(id: WebsiteId): Promise<RemoteWebsite | undefined>;
   /** Stores sent for one website at most, each after a lookup found nothing (as many as other retries). */
   readonly storeAttempts?: number;
   createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite>;
@@ -170,6 +172,16 @@ export class HttpWebsiteService implements WebsiteService {
         `${method} ${pathOf(id)}: website ${id} no longer exists (deleted since the listing); nothing to change`,
         { method, path: pathOf(id), status: 404, vanished: true },
       );
+    }
+  }
+
+  async showWebsite(id: WebsiteId): Promise<RemoteWebsite | undefined> {
+    const path = pathOf(id);
+    try {
+      return this.#record('GET', path, await this.#http.request('GET', path));
+    } catch (error) {
+      if (error instanceof ServiceError && error.status === 404) return undefined;
+      throw error;
     }
   }
 

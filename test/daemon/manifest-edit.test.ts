@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Fixture, manifestText, type Site, saveByRename, startFixture } from './fixture.js';
+
+// Issue 14 §2: an edit of the manifest is applied by re-reading only what it touched, not the whole
+// account; periodic resyncs (and SIGHUP) still list everything to find drift.
+let fixture: Fixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const SITES: Site[] = Array.from({ length: 600 }, (_, i) => ({ domain: `a${i}.example.com` }));
+const PRUNE = 'prune: true\n';
+
+/** The requests of the last run, as `METHOD path` (with the search term of a lookup). */
+function requestsOf(f: Fixture): string[] {
+  return f.sim.requests.map((r) => {
+    const query = r.query.search ? ` search=${r.query.search}` : r.query.page ? ` page=${r.query.page}` : '';
+    return `${r.method} ${r.path}${query}`;
+  });
+}
+
+describe('daemon: a manifest edit on a large account', () => {
+  it('re-reads only the websites the edit touched, and lists everything on a resync', async () => {
+    const f = await startFixture({
+      manifest: manifestText(SITES, PRUNE),
+      simulator: { websites: SITES.map(({ domain }) => ({ domain })) },
+    });
+    fixture = f;
+    const idOf = (domain: string) => f.sim.listWebsites().find((w) => w.domain === domain)?.id;
+    await f.runAfter(0); // start: 6 pages, and the first sends of write-only fields
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    await f.runAfter(1); // a resync: converged, nothing written
+    f.sim.clearRequests();
+
+    // One website's privacy changes: one show, one update.
+    const edited = SITES.map((s) =>
+      s.domain === 'a5.example.com' ? { ...s, privacy: 'public' as const } : s,
+    );
+    await saveByRename(f.file, manifestText(edited, PRUNE));
+    expect(await f.runAfter(2)).toMatchObject({ triggers: ['change'], result: 'success' });
+    expect(requestsOf(f)).toEqual([
+      `GET /api/v1/websites/${idOf('a5.example.com')}`,
+      `PATCH /api/v1/websites/${idOf('a5.example.com')}`,
+    ]);
+
+    // A website added and one removed: a lookup and a create, a show and a delete (and a show of
+    // the one written last time, whose record in the last listing is out of date).
+    f.sim.clearRequests();
+    const next = [...edited.filter((s) => s.domain !== 'a7.example.com'), { domain: 'new.example.com' }];
+    const removedId = idOf('a7.example.com');
+    await saveByRename(f.file, manifestText(next, PRUNE));
+    expect(await f.runAfter(3)).toMatchObject({ triggers: ['change'], result: 'success' });
+    expect(requestsOf(f).sort()).toEqual(
+      [
+        `DELETE /api/v1/websites/${removedId}`,
+        `GET /api/v1/websites/${idOf('a5.example.com')}`,
+        `GET /api/v1/websites/${removedId}`,
+        'GET /api/v1/websites search=new.example.com',
+        'POST /api/v1/websites',
+      ].sort(),
+    );
+    expect(f.sim.listWebsites().map((w) => w.domain)).toContain('new.example.com');
+    expect(f.sim.listWebsites().map((w) => w.domain)).not.toContain('a7.example.com');
+
+    // A resync lists every page again, and finds the account converged.
+    f.sim.clearRequests();
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    expect(await f.runAfter(4)).toMatchObject({
+      triggers: ['signal'],
+      result: 'success',
+      summary: { create: 0, update: 0, delete: 0 },
+    });
+    expect(requestsOf(f).every((r) => r.startsWith('GET /api/v1/websites'))).toBe(true);
+    expect(requestsOf(f)).toHaveLength(6);
+  });
+
+  it('lists everything when an edit touches more websites than the listing has pages', async () => {
+    const f = await startFixture({
+      manifest: manifestText(SITES),
+      simulator: { websites: SITES.map(({ domain }) => ({ domain })) },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    await f.runAfter(1);
+    f.sim.clearRequests();
+    const edited = SITES.map((s, i) => (i < 6 ? { ...s, privacy: 'public' as const } : s));
+    await saveByRename(f.file, manifestText(edited));
+    await f.runAfter(2);
+    const reads = requestsOf(f).filter((r) => r.startsWith('GET'));
+    expect(reads).toHaveLength(6);
+    expect(reads.every((r) => /page=\d$/.test(r) || r === 'GET /api/v1/websites')).toBe(true);
+  });
+});
