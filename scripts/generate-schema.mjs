@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Writes schema/websites.schema.json from the zod schema of the BUILT manifest stage, so the editor
-// schema can never drift from the validator. `--check` exits 1 when the committed file is stale (CI).
+// Writes schema/websites.schema.json from the zod schema of the BUILT manifest stage (the text
+// `websites-sync schema` prints), so the shipped editor schema can never drift from the validator.
+// `--check` exits 1 when the committed file is stale (CI: .ci/run).
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const target = fileURLToPath(new URL('../schema/websites.schema.json', import.meta.url));
-const { manifestJsonSchema } = await import('../dist/manifest/index.js');
-const text = `${JSON.stringify(manifestJsonSchema(), null, 2)}\n`;
+const { manifestJsonSchemaText } = await import('../dist/manifest/index.js');
+const text = manifestJsonSchemaText();
 
 if (process.argv.includes('--check')) {
   const committed = await readFile(target, 'utf8').catch(() => '');

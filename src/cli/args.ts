@@ -6,7 +6,15 @@ import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } f
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
 
-export type Command = 'sync' | 'validate' | 'export' | 'restore' | 'simulator' | 'help' | 'version';
+export type Command =
+  | 'sync'
+  | 'validate'
+  | 'export'
+  | 'restore'
+  | 'schema'
+  | 'simulator'
+  | 'help'
+  | 'version';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface Config {
@@ -49,6 +57,8 @@ export interface Config {
   allowInsecureHttp: boolean;
   /** `export -o FILE`: where the manifest goes (stdout when absent). */
   outputFile: string | undefined;
+  /** `export -o FILE --schema`: also write the editor schema beside FILE. */
+  withSchema: boolean;
   /** Arguments after a sub-command that parses its own (simulator). */
   rest: string[];
   /** `COMMAND --help`: whose help to show. */
@@ -90,6 +100,7 @@ export const OPTIONS = {
  */
 export const EXPORT_OPTIONS = {
   'output-file': { type: 'string', short: 'o' },
+  schema: { type: 'boolean' },
   'base-url': OPTIONS['base-url'],
   'api-key-file': OPTIONS['api-key-file'],
   concurrency: OPTIONS.concurrency,
@@ -104,7 +115,10 @@ export const EXPORT_OPTIONS = {
   version: OPTIONS.version,
 } as const;
 
-const COMMANDS = new Set(['validate', 'export', 'restore', 'simulator']);
+/** `schema` prints what this version accepts: it reads nothing, so it takes no other option. */
+export const SCHEMA_OPTIONS = { help: OPTIONS.help, version: OPTIONS.version } as const;
+
+const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -138,41 +152,60 @@ function explainParseError(error: Error, options: Record<string, unknown>): stri
 
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   const { command, args } = splitCommand(argv);
-  if (command === 'simulator') return { ...defaults(env), command, rest: args, outputFile: undefined };
+  if (command === 'simulator') {
+    return { ...defaults(env), command, rest: args, outputFile: undefined, withSchema: false };
+  }
   if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     throw new UsageError(
       '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
     );
   }
-  let values: Values;
-  let positionals: string[];
-  let outputFile: string | undefined;
-  try {
-    if (command === 'export') {
-      const parsed = parseArgs({ args, options: EXPORT_OPTIONS, strict: true, allowPositionals: true });
-      ({ 'output-file': outputFile, ...values } = parsed.values);
-      positionals = parsed.positionals;
-    } else {
-      ({ values, positionals } = parse(args));
-    }
-  } catch (error) {
-    throw new UsageError(explainParseError(error as Error, command === 'export' ? EXPORT_OPTIONS : OPTIONS));
-  }
-  if (command === 'restore') return { ...resolve(command, values, env), outputFile, domains: positionals };
+  const { values, positionals, exported } = parseCommandArgs(command, args);
+  if (command === 'restore') return { ...resolve(command, values, env), ...exported, domains: positionals };
   if (positionals.length > 0) {
     const near = suggest(positionals[0] ?? '', [...COMMANDS]);
     throw new UsageError(
-      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore and simulator`,
+      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore, schema and simulator`,
     );
   }
-  return { ...resolve(command, values, env), outputFile };
+  if (exported.withSchema && exported.outputFile === undefined && !values.help) {
+    throw new UsageError(
+      '--schema: only with -o FILE (the schema goes beside the manifest); for stdout use: websites-sync schema > websites.schema.json',
+    );
+  }
+  return { ...resolve(command, values, env), ...exported };
+}
+
+const NOT_EXPORTED = { outputFile: undefined, withSchema: false };
+
+/** `export` and `schema` take their own options; the other commands the global ones. */
+function parseCommandArgs(command: Command, args: string[]) {
+  const how = { args, strict: true, allowPositionals: true } as const;
+  try {
+    if (command === 'export') {
+      const { values, positionals } = parseArgs({ ...how, options: EXPORT_OPTIONS });
+      const { 'output-file': outputFile, schema, ...rest } = values;
+      const exported: Pick<Config, 'outputFile' | 'withSchema'> = { outputFile, withSchema: schema ?? false };
+      return { values: rest, positionals, exported };
+    }
+    const { values, positionals } =
+      command === 'schema' ? parseArgs({ ...how, options: SCHEMA_OPTIONS }) : parse(args);
+    return { values, positionals, exported: NOT_EXPORTED };
+  } catch (error) {
+    throw new UsageError(explainParseError(error as Error, optionsOf(command)));
+  }
+}
+
+function optionsOf(command: Command): Record<string, unknown> {
+  if (command === 'export') return EXPORT_OPTIONS;
+  return command === 'schema' ? SCHEMA_OPTIONS : OPTIONS;
 }
 
 function parse(args: string[]) {
   return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
 }
 
-function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'outputFile'> {
+function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'outputFile' | 'withSchema'> {
   return {
     manifest: env.WEBSITES_SYNC_MANIFEST || './websites.yaml',
     baseUrl: env.WEBSITES_SYNC_BASE_URL || undefined,
@@ -205,7 +238,11 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
 
 type Values = ReturnType<typeof parse>['values'];
 
-function resolve(command: Command, v: Values, env: NodeJS.ProcessEnv): Omit<Config, 'outputFile'> {
+function resolve(
+  command: Command,
+  v: Values,
+  env: NodeJS.ProcessEnv,
+): Omit<Config, 'outputFile' | 'withSchema'> {
   const base = defaults(env);
   if (v.help) return { ...base, command: 'help', helpFor: command, rest: [] };
   if (v.version) return { ...base, command: 'version', rest: [] };

@@ -13,6 +13,8 @@ Usage:
                                       an existing FILE is replaced only with --force
   websites-sync restore [DOMAIN…]     print manifest entries for deleted websites, from the backup
                                       file (settings only: statistics are not restorable)
+  websites-sync schema                print the manifest's JSON Schema, for editors:
+                                      websites-sync schema > websites.schema.json
   websites-sync simulator [--port N]  run the local simulator of the service (see --help there)
 
 Options:
@@ -76,16 +78,31 @@ file, line and column, then the warnings; exits 1 when there is an error.
 
   -f, --manifest PATH   the manifest (WEBSITES_SYNC_MANIFEST, default ./websites.yaml)
 `,
-  export: `websites-sync export [-o FILE] [--force]
+  export: `websites-sync export [-o FILE [--schema]] [--force]
 
 Writes a manifest of the account's websites as they are now (to adopt the tool on an existing
 account): to stdout, or to FILE (an existing FILE is replaced only with --force). Needs the base URL
 and the key, like a run.
 
   -o, --output-file FILE   where the manifest goes
+      --schema             also write websites.schema.json beside FILE, the editor schema its first
+                           line points at (an older one is updated; another file of that name is
+                           replaced only with --force)
       --force              replace an existing FILE
       --base-url, --api-key-file, --concurrency, --timeout, --rate-window, --rate-budget, --log-level,
       --log-format: as for a run
+`,
+  schema: `websites-sync schema > websites.schema.json
+
+Prints the JSON Schema of the manifest format of this version, for editors: saved beside the
+manifest, it is what the manifest's first line points at,
+
+  # yaml-language-server: $schema=./websites.schema.json
+
+and gives completion, descriptions and checks as you type: unknown keys, values (privacy, booleans,
+durations), IP addresses, parameter names, domain syntax. \${NAME} references are accepted wherever
+validate accepts them. Reads no manifest, needs no base URL or key. validate remains the full check
+(duplicates, password against privacy, what depends on the environment).
 `,
   restore: `websites-sync restore [DOMAIN…] [--backup-file PATH]
 

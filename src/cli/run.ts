@@ -29,6 +29,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands/export.js')).runExport(config, io);
       case 'restore':
         return await (await import('./commands/restore.js')).runRestore(config, io);
+      case 'schema':
+        return (await import('./commands/schema.js')).runSchema(io);
       case 'sync':
         // Without --once: the daemon; with --dry-run it is observe mode (logs every plan, changes nothing).
         if (!config.once) return await (await import('./commands/daemon.js')).runDaemon(config, io);

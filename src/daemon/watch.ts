@@ -12,6 +12,9 @@ import { realTimers, type Timers } from './scheduler.js';
 // (debounced) look at the file's content, and only a different content hash is a change. That also
 // makes identical rewrites, a state file saved beside the manifest, and stray events cost nothing.
 
+/** While the manifest's directory is missing, how often to look for it again. */
+const MISSING_DIRECTORY_POLL_MS = 1_000;
+
 export interface ManifestWatcherOptions {
   file: string;
   /** Quiet time after the last event before the content is looked at. */
@@ -32,6 +35,8 @@ export class ManifestWatcher {
   /** Watches the directory's parent, to see the directory itself vanish and come back. */
   #parent: FSWatcher | undefined;
   #rearming: Promise<void> = Promise.resolve();
+  /** Pending look for a missing directory: the parent's watcher may miss its creation. */
+  #missingPoll: unknown;
   #started = false;
   #debounce: unknown;
   #hash: string | undefined;
@@ -57,8 +62,11 @@ export class ManifestWatcher {
     }
     if (this.#closed) return;
     this.#parent = watch(dirname(directory), { ignoreInitial: true, depth: 0, followSymlinks: false });
-    this.#parent.on('all', (_event, path) => {
-      if (resolve(path) === directory) void this.#rearm();
+    this.#parent.on('all', (event, path) => {
+      if (resolve(path) !== directory) return;
+      // Gone: the next directory there is a new one, even when it gets the same inode number back.
+      if (event === 'unlinkDir') this.#watchedIno = undefined;
+      void this.#rearm();
     });
     this.#parent.on('error', () => {});
     await this.#rearm();
@@ -79,6 +87,12 @@ export class ManifestWatcher {
   async #rearmNow(): Promise<void> {
     const directory = dirname(this.#file);
     const ino = await inodeOf(directory);
+    // A file system reuses a freed inode number at once (ext4, tmpfs): a directory seen missing is
+    // forgotten, so one recreated under the same number is still watched again.
+    if (ino === undefined) {
+      this.#watchedIno = undefined;
+      this.#pollWhileMissing();
+    }
     if (this.#closed || ino === undefined || ino === this.#watchedIno) return;
     const previous = this.#watcher;
     this.#watchedIno = ino;
@@ -92,6 +106,18 @@ export class ManifestWatcher {
     await this.#watchDirectory(directory);
     // Whatever happened while nothing watched is looked at now.
     if (this.#started) this.#poke('rearm', directory);
+  }
+
+  /**
+   * The parent's watcher does not always report a directory created again soon after it was deleted (a
+   * busy parent such as /tmp), so a missing directory is also looked for every second until it is back.
+   */
+  #pollWhileMissing(): void {
+    if (this.#closed || this.#missingPoll !== undefined) return;
+    this.#missingPoll = this.#timers.setTimeout(() => {
+      this.#missingPoll = undefined;
+      void this.#rearm();
+    }, MISSING_DIRECTORY_POLL_MS);
   }
 
   async #watchDirectory(directory: string): Promise<void> {
@@ -123,6 +149,8 @@ export class ManifestWatcher {
     this.#stopWaiting();
     if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
     this.#debounce = undefined;
+    if (this.#missingPoll !== undefined) this.#timers.clearTimeout(this.#missingPoll);
+    this.#missingPoll = undefined;
     await this.#watcher?.close();
     await this.#parent?.close();
     await this.#checking;

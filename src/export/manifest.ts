@@ -63,7 +63,7 @@ function unreturnedNote(fields: SettingField[], who: string): string {
 function header(options: ExportOptions, count: number): string {
   return [
     ' yaml-language-server: $schema=./websites.schema.json',
-    ` (websites.schema.json ships with websites-sync in schema/; copy it beside this file for completion)`,
+    ' (for completion and checks in an editor: websites-sync schema > websites.schema.json beside this file)',
     ` Exported by websites-sync ${options.version} from ${options.baseUrl} on ${options.now.toISOString()}:`,
     ` the ${count} website(s) of the account as they are now. Settings equal to the service's defaults`,
     ' are left out. Review it, then check what applying it would change:',

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Privacy } from '../model/index.js';
 import { canonicalDomain } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
+import { DOMAIN_PATTERN, IP_ENTRY, itemPattern, linesPattern, PARAM_ENTRY } from './patterns.js';
 
 const PRIVACY_CODES: Record<string, Privacy> = {
   public: 0,
@@ -67,15 +68,23 @@ function splitEntries(input: string[] | string | null): Entry[] {
 interface ListOptions {
   /** Returns why an entry is invalid, or undefined. */
   check: (entry: string) => string | undefined;
+  /** The same rule for the editor schema (patterns.ts): a regular expression for one entry, and what it asks for. */
+  entry: string;
+  entryName: string;
   normalise: (entry: string) => string;
   description: string;
 }
 
 /** A set of strings written as a YAML list or a one-per-line string; sorted and de-duplicated. */
-function stringSetSchema({ check, normalise, description }: ListOptions) {
-  const item = z.string({ error: (iss) => expected('must be a string', iss.input) });
+function stringSetSchema({ check, entry, entryName, normalise, description }: ListOptions) {
+  const item = z
+    .string({ error: (iss) => expected('must be a string', iss.input) })
+    .meta({ pattern: itemPattern(entry), patternErrorMessage: `must be ${entryName}` });
+  const lines = z
+    .string()
+    .meta({ pattern: linesPattern(entry), patternErrorMessage: `every line must be ${entryName}` });
   return z
-    .union([z.array(item), z.string(), z.null()], {
+    .union([z.array(item), lines, z.null()], {
       error: (iss) => expected('must be a list of strings or a one-per-line string', iss.input),
     })
     .transform((input, ctx) => {
@@ -93,6 +102,8 @@ function stringSetSchema({ check, normalise, description }: ListOptions) {
 export const excludeIpsSchema = stringSetSchema({
   check: (entry) =>
     isIP(entry) === 0 ? `must be an IPv4 or IPv6 address; got ${describeValue(entry)}` : undefined,
+  entry: IP_ENTRY,
+  entryName: 'an IPv4 or IPv6 address',
   normalise: (entry) => entry.toLowerCase(),
   description: 'IP addresses excluded from tracking: a list, or one per line.',
 });
@@ -102,12 +113,15 @@ export const excludeParamsSchema = stringSetSchema({
     /[\s&=?#]/.test(entry)
       ? `must be a query parameter name (no whitespace, "&", "=", "?" or "#"); got ${describeValue(entry)}`
       : undefined,
+  entry: PARAM_ENTRY,
+  entryName: 'a query parameter name (no whitespace, "&", "=", "?" or "#")',
   normalise: (entry) => entry,
   description: 'URL query parameter names excluded from tracking: a list, or one per line.',
 });
 
 export const domainSchema = z
   .string({ error: (iss) => expected('must be a domain name such as example.com', iss.input) })
+  .meta({ pattern: DOMAIN_PATTERN, patternErrorMessage: 'must be a domain name such as example.com' })
   .transform((input, ctx) => {
     const result = canonicalDomain(input);
     if ('domain' in result) return result.domain;

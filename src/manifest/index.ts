@@ -3,7 +3,6 @@
 // a run, the daemon keeping its last good manifest) decide what problems mean.
 import { readFile } from 'node:fs/promises';
 import { type Document, LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
 import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
 import { MAX_FLOW_DEPTH, MAX_INDENT, tooDeep } from './depth.js';
@@ -15,6 +14,7 @@ import { type Finding, formatPath, Locator } from './locate.js';
 import { resolveManifest } from './resolve.js';
 import { manifestSchema } from './schema.js';
 
+export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
 export { manifestSchema } from './schema.js';
 
 export interface ManifestResult {
@@ -29,8 +29,6 @@ export interface ParseOptions {
   file: string;
   env: Env;
 }
-
-const SCHEMA_ID = 'urn:websites-sync:manifest:v1';
 
 function sortProblems(problems: Problem[]): Problem[] {
   return problems.sort((a, b) => a.line - b.line || a.column - b.column);
@@ -142,10 +140,4 @@ export async function loadManifest(file: string, env: Env = process.env): Promis
 export function parseManifestBytes(bytes: Uint8Array, options: ParseOptions): ManifestResult {
   const decoded = decodeManifest(bytes, options.file);
   return 'problem' in decoded ? { problems: [decoded.problem] } : parseManifest(decoded.text, options);
-}
-
-/** The editor schema (`# yaml-language-server: $schema=…`): what a user may write, names and codes alike. */
-export function manifestJsonSchema(): Record<string, unknown> {
-  const { $schema, ...rest } = z.toJSONSchema(manifestSchema, { io: 'input' });
-  return { $schema, $id: SCHEMA_ID, title: 'websites-sync manifest (websites.yaml)', ...rest };
 }

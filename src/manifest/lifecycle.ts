@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseDurationMs, suggest, WRITABLE_FIELDS, type WritableField } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 import { booleanSchema } from './fields.js';
+import { DURATION_PATTERN } from './patterns.js';
 
 function unknownFieldMessage(input: unknown): string {
   const allowed = `allowed: ${WRITABLE_FIELDS.join(', ')}`;
@@ -36,9 +37,18 @@ export type LifecycleKey = keyof typeof lifecycleSchemas;
 export const LIFECYCLE_KEYS = Object.keys(lifecycleSchemas) as LifecycleKey[];
 
 export const deleteDelaySchema = z
-  .union([z.string(), z.literal(0)], {
-    error: (iss) => expected('must be a duration such as 24h, 30m or 0', iss.input),
-  })
+  .union(
+    [
+      z.string().meta({
+        pattern: DURATION_PATTERN,
+        patternErrorMessage: 'must be a duration such as 24h, 30m, 1h30m or 0',
+      }),
+      z.literal(0),
+    ],
+    {
+      error: (iss) => expected('must be a duration such as 24h, 30m or 0', iss.input),
+    },
+  )
   .transform((value, ctx) => {
     const ms = typeof value === 'number' ? value : parseDurationMs(value);
     if (ms === undefined) {

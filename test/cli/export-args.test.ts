@@ -34,3 +34,26 @@ describe('export options', () => {
     });
   });
 });
+
+describe('schema options', () => {
+  it('takes export --schema with -o', () => {
+    expect(parseConfig(['export', '-o', 'w.yaml', '--schema'], {})).toMatchObject({
+      command: 'export',
+      outputFile: 'w.yaml',
+      withSchema: true,
+    });
+    expect(parseConfig(['export', '-o', 'w.yaml'], {}).withSchema).toBe(false);
+  });
+
+  it('refuses export --schema without -o, naming the schema command', () => {
+    expect(() => parseConfig(['export', '--schema'], {})).toThrow(
+      /websites-sync schema > websites.schema.json/,
+    );
+  });
+
+  it('reads the schema command wherever it stands, with its own help', () => {
+    expect(parseConfig(['schema'], {}).command).toBe('schema');
+    expect(parseConfig(['schema', '--help'], {})).toMatchObject({ command: 'help', helpFor: 'schema' });
+    expect(() => parseConfig(['schema', '--once'], {})).toThrow(/unknown option --once/);
+  });
+});

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { readSimpleYaml } from '../../src/manifest/fast-yaml.js';
 import { parseManifest, parseManifestWithPositions } from '../../src/manifest/index.js';
 import { MANIFEST_KEYS, WEBSITE_KEYS } from '../../src/manifest/schema.js';
+import { generator } from '../helpers/seeded.js';
 
 const KEYS = [...new Set([...MANIFEST_KEYS, ...WEBSITE_KEYS, 'a', 'b', 'c', 'd', 'e', '__proto__'])];
 
@@ -23,17 +24,6 @@ function expectAgreement(text: string): unknown {
   const fast = readSimpleYaml(text, KEYS);
   if (fast !== undefined) expect(fast).toStrictEqual(yamlData(text));
   return fast;
-}
-
-/** A seeded generator: the same manifests on every run, so a failure is reproducible. */
-function generator(seed: number) {
-  let state = seed;
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  return { random, pick };
 }
 
 const ACCEPTED = [

@@ -1,5 +1,7 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { exportManifest } from '../../export/index.js';
+import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -8,6 +10,11 @@ import { VERSION } from '../version.js';
 
 /** `export [-o FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
+  // Checked before reading the account, so a refusal costs no request and writes nothing.
+  const schemaFile =
+    config.withSchema && config.outputFile !== undefined
+      ? await schemaTarget(config.outputFile, config.force)
+      : undefined;
   const client = connectFromConfig(config, io);
   const { baseUrl } = client;
   let exported: ReturnType<typeof exportManifest>;
@@ -22,6 +29,10 @@ export async function runExport(config: Config, io: Io): Promise<number> {
   } else {
     await writeManifest(config.outputFile, io.redactor.redact(exported.text), config.force);
     io.stderr.write(`Wrote ${config.outputFile}.\n`);
+    if (schemaFile !== undefined) {
+      await writeSchema(schemaFile);
+      io.stderr.write(`Wrote ${schemaFile}: the editor schema its first line points at.\n`);
+    }
   }
   const variables = Object.values(exported.passwordVariables);
   if (variables.length > 0) {
@@ -42,5 +53,48 @@ async function writeManifest(path: string, text: string, force: boolean): Promis
       throw new UsageError(`-o: ${path} exists; choose another file, or add --force to replace it`);
     }
     throw new UsageError(`-o: cannot write ${path} (${code ?? (error as Error).message})`);
+  }
+}
+
+/** The name the exported manifest's `$schema` comment points at, relative to the manifest. */
+const SCHEMA_NAME = 'websites.schema.json';
+
+/**
+ * Where `--schema` writes: beside the manifest. A schema of ours there (an older version, as a re-export
+ * finds it) is updated; any other file of that name is replaced only with --force.
+ */
+async function schemaTarget(manifestPath: string, force: boolean): Promise<string> {
+  const target = join(dirname(manifestPath), SCHEMA_NAME);
+  if (resolve(target) === resolve(manifestPath)) {
+    throw new UsageError(
+      `--schema: the manifest cannot be named ${SCHEMA_NAME}; that is where the schema goes`,
+    );
+  }
+  let existing: string;
+  try {
+    existing = await readFile(target, 'utf8');
+  } catch {
+    return target;
+  }
+  if (force || isOurSchema(existing)) return target;
+  throw new UsageError(
+    `--schema: ${target} exists and is not a websites-sync schema; move it, or add --force to replace it`,
+  );
+}
+
+function isOurSchema(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { $id?: unknown }).$id === manifestJsonSchema().$id;
+  } catch {
+    return false;
+  }
+}
+
+async function writeSchema(path: string): Promise<void> {
+  try {
+    await writeFile(path, manifestJsonSchemaText());
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`--schema: cannot write ${path} (${code ?? (error as Error).message})`);
   }
 }

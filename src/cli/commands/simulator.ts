@@ -205,8 +205,11 @@ export async function runSimulatorCommand(argv: string[], io: SimulatorCommandIo
     stderr.write(`websites-sync simulator: cannot start: ${(error as Error).message}\n`);
     return 1;
   }
+  // Handlers first, then the announcement: whoever stops the simulator as soon as it is announced (a
+  // supervisor, a test) must not meet a signal's default action (killed, no clean close).
+  const stopped = waitForStop(io.signal);
   stdout.write(`simulator listening on ${simulator.url} (api key: ${simulator.apiKey})\n`);
-  const stoppedBy = await waitForStop(io.signal);
+  const stoppedBy = await stopped;
   await simulator.close();
   return stoppedBy ? exitCodeOf(stoppedBy) : 0;
 }
