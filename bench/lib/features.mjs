@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cliCommand } from './processes.mjs';
 import { killScenario } from './scenarios-kill.mjs';
-import { manifestEditScenario, neighbourScenario } from './scenarios-rate.mjs';
+import { adoptScenario, manifestEditScenario, neighbourScenario } from './scenarios-rate.mjs';
 
 /** Whether `websites-sync --help` documents an option (the feature's switch is in the build). */
 async function hasOption(option) {
@@ -48,6 +48,7 @@ export const FEATURE_ROWS = [
     name: 'Adoption of an existing account of N websites with --adopt',
     target: '⌈N/100⌉ requests',
     present: () => hasOption('--adopt'),
+    measure: (dir) => adoptScenario(dir),
   },
 ];
 

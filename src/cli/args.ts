@@ -40,6 +40,8 @@ export interface Config {
   /** `--delete-delay`: overrides the manifest's `delete_delay` when set. */
   deleteDelayMs: number | undefined;
   force: boolean;
+  /** `--adopt` (with `--once`): unknown write-only fields of existing websites are recorded, not sent. */
+  adopt: boolean;
   output: OutputFormat;
   out: string | undefined;
   plan: string | undefined;
@@ -79,6 +81,7 @@ export const OPTIONS = {
   prune: { type: 'boolean' },
   'delete-delay': { type: 'string' },
   force: { type: 'boolean' },
+  adopt: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   out: { type: 'string' },
   plan: { type: 'string' },
@@ -222,6 +225,7 @@ function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'ou
     prune: false,
     deleteDelayMs: undefined,
     force: false,
+    adopt: false,
     output: 'text',
     out: undefined,
     plan: undefined,
@@ -278,6 +282,7 @@ function resolve(
     prune: v.prune ?? false,
     deleteDelayMs: parseDeleteDelay(v['delete-delay'] ?? env.WEBSITES_SYNC_DELETE_DELAY),
     force: v.force ?? false,
+    adopt: v.adopt ?? false,
     output: output as OutputFormat,
     out: v.out,
     plan: v.plan,
@@ -306,6 +311,11 @@ function refuseContradictions(v: Values): void {
   if (v.once && daemonOnly.length > 0) {
     throw new UsageError(
       `${daemonOnly.join(', ')}: only for the daemon; --once runs once and serves nothing`,
+    );
+  }
+  if (v.adopt && (!v.once || v.plan !== undefined || v.out !== undefined)) {
+    throw new UsageError(
+      '--adopt: only with --once, and not with --plan or --out (it is the one-off start of managing an existing account)',
     );
   }
 }

@@ -41,6 +41,9 @@ Options:
                              (WEBSITES_SYNC_DELETE_DELAY; overrides delete_delay: in the
                              manifest; default 0: at once)
       --force                override the mass-delete guard
+      --adopt                with --once: websites already on the account whose exclude_params and
+                             password were never sent by this tool are assumed to match the
+                             manifest (recorded, not sent); onboarding costs only the listing
   -o, --output FORMAT        plan format on stdout: text, json or markdown (default text)
       --out FILE             with --dry-run: also save the plan (JSON, no secret) for --plan
       --plan FILE            apply exactly this saved plan; exit 1 ("stale plan") if the account,

@@ -35,6 +35,11 @@ export interface PlanInput {
   deleteDelayMs?: number;
   /** The clock, passed in (milliseconds since the epoch); needed only with a delete delay. */
   now?: number;
+  /**
+   * `--adopt`: write-only fields never recorded for a website already on the account are assumed to
+   * hold the declared values (recorded, not sent).
+   */
+  adopt?: boolean;
 }
 
 /** Pure: (desired, current, state, now) → Plan. No I/O, no clock of its own, no randomness. */
@@ -55,7 +60,8 @@ export function computePlan(input: PlanInput): Plan {
       matched++;
       rememberProtection(website, remote, plan);
     }
-    const change = remote ? planUpdate(website, remote, state) : planCreate(website);
+    const planned = remote ? planUpdate(website, remote, state) : planCreate(website);
+    const change = input.adopt && planned?.kind === 'update' ? adoptUnknown(planned, website, plan) : planned;
     if (!change) plan.unchanged++;
     else if (website.observe) plan.observed.push(change);
     else plan.changes.push(change);
@@ -209,6 +215,24 @@ function planUpdate(
     fields,
     risks: updateRisks(remote, send),
   };
+}
+
+/**
+ * `--adopt`: the fields sent only because their value is unknown are taken out of the update and
+ * recorded as declared instead; what remains (readable fields that differ) is still updated.
+ */
+function adoptUnknown(change: UpdateChange, website: DesiredWebsite, plan: Plan): UpdateChange | undefined {
+  const unknown = change.fields.filter((field) => field.unknown);
+  if (unknown.length === 0) return change;
+  const values: WebsiteWrite = {};
+  const send: WebsiteWrite = { ...change.send };
+  for (const { field } of unknown) {
+    Object.assign(values, { [field]: website[field] });
+    delete send[field];
+  }
+  plan.adopted.push({ id: change.id, domain: change.domain, values });
+  const fields = change.fields.filter((field) => !field.unknown);
+  return fields.length === 0 ? undefined : { ...change, send, fields };
 }
 
 function updateRisks(remote: RemoteWebsite, send: WebsiteWrite): Risk[] {

@@ -73,6 +73,8 @@ export interface JsonPlan {
   pending_deletes: Array<{ id: WebsiteId; domain: string; since: string; due: string }>;
   /** Websites prune would delete, kept because they are protected. */
   protected: Array<{ domain: string; reason: string }>;
+  /** `--adopt`: websites whose write-only fields are recorded as declared, not sent (present when any). */
+  adopted?: Array<{ id: WebsiteId; domain: string; fields: string[] }>;
 }
 
 export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
@@ -93,6 +95,16 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
     observed: plan.observed.map(toJsonChange),
     pending_deletes: plan.pendingDeletes.map(({ id, domain, since, due }) => ({ id, domain, since, due })),
     protected: plan.protected.map((domain) => ({ domain, reason: KEPT_PROTECTED })),
+    // The field names only: `values` holds passwords in clear.
+    ...(plan.adopted.length > 0
+      ? {
+          adopted: plan.adopted.map(({ id, domain, values }) => ({
+            id,
+            domain,
+            fields: Object.keys(values),
+          })),
+        }
+      : {}),
   };
 }
 

@@ -24,3 +24,12 @@ export function heldBackSummary(plan: Plan): string {
   if (plan.protected.length > 0) parts.push(`${plan.protected.length} kept (protected)`);
   return parts.length > 0 ? ` Held back: ${parts.join(', ')}.` : '';
 }
+
+/** `--adopt`: what the plan says of the websites whose write-only fields it records without sending. */
+export function adoptedNote(plan: Plan): string | undefined {
+  if (plan.adopted.length === 0) return undefined;
+  const domains = plan.adopted.map((a) => a.domain);
+  const shown = domains.slice(0, 5).join(', ');
+  const more = domains.length > 5 ? `, … (+${domains.length - 5})` : '';
+  return `Adopted ${plan.adopted.length} website(s): exclude_params and passwords are assumed to match the manifest (recorded, not sent): ${shown}${more}`;
+}

@@ -1,4 +1,4 @@
-import { KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
+import { adoptedNote, KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
 import { preview, RESEND_NOTE, show, summaryLine } from './render-text.js';
 import {
   type Change,
@@ -189,5 +189,7 @@ function notes(plan: Plan): string[] {
       `${plan.ignored.length} website(s) ignored by pattern: ${escapeMarkdown(preview(plan.ignored))}`,
     );
   }
+  const adopted = adoptedNote(plan);
+  if (adopted) blocks.push(escapeMarkdown(adopted));
   return blocks;
 }

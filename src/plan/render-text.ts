@@ -1,4 +1,10 @@
-import { heldBackSummary, KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
+import {
+  adoptedNote,
+  heldBackSummary,
+  KEPT_PROTECTED,
+  OBSERVED_NOTE,
+  pendingText,
+} from './render-lifecycle.js';
 import { type Change, type FieldChange, type Plan, RISK_LABELS, type Shown, summarise } from './types.js';
 
 // Terraform-like: `+` create, `~` update (field: old → new), `-` delete, then a summary line.
@@ -34,6 +40,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   }
   if (plan.ignored.length > 0)
     lines.push(`Note: ${plan.ignored.length} website(s) ignored by pattern: ${preview(plan.ignored)}`);
+  const adopted = adoptedNote(plan);
+  if (adopted) lines.push(adopted);
   lines.push(summaryLine(plan));
   return `${lines.join('\n')}\n`;
 }

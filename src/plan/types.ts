@@ -81,8 +81,21 @@ export interface PendingDelete {
   due: string;
 }
 
+/**
+ * `--adopt`: a website already on the account whose write-only fields are unknown (no state yet). They
+ * are assumed to match the manifest and recorded, not sent. `values` holds the password in clear, so
+ * it is never serialised (plans show only the field names).
+ */
+export interface AdoptedWebsite {
+  id: WebsiteId;
+  domain: string;
+  values: WebsiteWrite;
+}
+
 export interface Plan {
   changes: Change[];
+  /** `--adopt`: websites whose write-only fields are recorded as declared instead of sent. */
+  adopted: AdoptedWebsite[];
   /** Drift of websites marked `observe: true`: shown and counted, never applied. */
   observed: Change[];
   /** Websites prune would delete, kept because they are protected. */
@@ -149,6 +162,7 @@ export function isResendOnly(change: Change): boolean {
 export function emptyPlan(accountSize: number): Plan {
   return {
     changes: [],
+    adopted: [],
     observed: [],
     protected: [],
     pendingDeletes: [],

@@ -1,11 +1,18 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
 import { appendBackup, backupEntryOf, backupPathFor } from '../backup/index.js';
-import type { DesiredState, RemoteWebsite } from '../model/index.js';
+import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { loadState, lockState, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import {
+  loadState,
+  lockState,
+  recordApplied,
+  recordLifecycle,
+  type StateData,
+  saveState,
+} from '../state/index.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -36,6 +43,8 @@ export interface ReconcileOptions {
    * touched). Its records are read one by one, exactly, so its creates and deletes need no confirming.
    */
   read?: () => Promise<RemoteWebsite[]>;
+  /** `--adopt`: unknown write-only fields of existing websites are recorded as declared, not sent. */
+  adopt?: boolean;
   /** The plan about to be applied, before its first operation (the CLI prints it first). */
   onApply?: (plan: Plan) => void;
   /** Each operation attempted, as it completes. */
@@ -110,9 +119,12 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
 
-  // Protection and pending deletes are remembered by every real run, a refused one included: they
-  // change nothing on the account. A dry run writes nothing; a saved plan only sends its operations.
-  const remembered = !options.dryRun && !saved && recordLifecycle(state, plan.remember);
+  // Protection, pending deletes and adopted fingerprints are remembered by every real run, a refused
+  // one included: they change nothing on the account. A dry run writes nothing; a saved plan only
+  // sends its operations.
+  const writes = !options.dryRun && !saved;
+  const lifecycle = writes && recordLifecycle(state, plan.remember);
+  const remembered = (writes && recordAdopted(state, plan)) || lifecycle;
   const refused = force
     ? undefined
     : checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty });
@@ -133,6 +145,16 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
   });
   return { plan, current, applied };
+}
+
+/** `--adopt`: the declared values of the adopted websites' write-only fields, as if they had been sent. */
+function recordAdopted(state: StateData, plan: Plan): boolean {
+  for (const { id, domain, values } of plan.adopted) {
+    for (const [field, value] of Object.entries(values)) {
+      recordApplied(state, { id, domain }, field as WritableField, value);
+    }
+  }
+  return plan.adopted.length > 0;
 }
 
 /** A stop was asked for while the account was being read: nothing was changed. */
@@ -191,6 +213,7 @@ function planFrom(
     prune: saved ? saved.file.saved_plan.prune : options.prune,
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
+    adopt: options.adopt === true && !saved,
   });
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {

@@ -125,6 +125,7 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     concurrency: config.concurrency,
     logger: run.logger,
     signal: run.interruption.signal,
+    adopt: config.adopt,
     ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
   };
 }
