@@ -2,7 +2,13 @@ import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
-import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } from './option-values.js';
+import {
+  checkNotifyUrl,
+  parseConcurrency,
+  parseDeleteDelay,
+  parseRateBudget,
+  sourced,
+} from './option-values.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
 
@@ -254,17 +260,25 @@ function resolve(
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`--output: "${output}" is not a format; use text, json or markdown`);
   }
-  const logLevel = v['log-level'] ?? (env.WEBSITES_SYNC_LOG_LEVEL || undefined);
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
-    throw new UsageError(`--log-level: "${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}`);
+  const from = (option: keyof Values & string, variable: string) =>
+    sourced(v[option] as string | undefined, env, `--${option}`, variable);
+  const logLevel = from('log-level', 'WEBSITES_SYNC_LOG_LEVEL');
+  if (logLevel.text !== undefined && !LOG_LEVELS.includes(logLevel.text)) {
+    throw new UsageError(
+      `${logLevel.name}: "${logLevel.text}" is not a level; use one of ${LOG_LEVELS.join(', ')}`,
+    );
   }
-  const logFormat = v['log-format'] ?? (env.WEBSITES_SYNC_LOG_FORMAT || undefined);
-  if (logFormat !== undefined && !(LOG_FORMATS as readonly string[]).includes(logFormat)) {
-    throw new UsageError(`--log-format: "${logFormat}" is not a format; use json or pretty`);
+  const logFormat = from('log-format', 'WEBSITES_SYNC_LOG_FORMAT');
+  if (logFormat.text !== undefined && !(LOG_FORMATS as readonly string[]).includes(logFormat.text)) {
+    throw new UsageError(`${logFormat.name}: "${logFormat.text}" is not a format; use json or pretty`);
   }
   refuseContradictions(v);
-  const interval = v.interval ?? env.WEBSITES_SYNC_INTERVAL;
-  const rateWindow = v['rate-window'] ?? env.WEBSITES_SYNC_RATE_WINDOW;
+  const interval = from('interval', 'WEBSITES_SYNC_INTERVAL');
+  const rateWindow = from('rate-window', 'WEBSITES_SYNC_RATE_WINDOW');
+  const notifyUrl = from('notify-url', 'WEBSITES_SYNC_NOTIFY_URL');
+  const concurrency = from('concurrency', 'WEBSITES_SYNC_CONCURRENCY');
+  const deleteDelay = from('delete-delay', 'WEBSITES_SYNC_DELETE_DELAY');
+  const rateBudget = from('rate-budget', 'WEBSITES_SYNC_RATE_BUDGET');
   return {
     ...base,
     command,
@@ -274,13 +288,13 @@ function resolve(
     apiKeyFile: v['api-key-file'] ?? (env.WEBSITES_SYNC_API_KEY_FILE || undefined),
     stateFile: v['state-file'] ?? base.stateFile,
     backupFile: v['backup-file'] ?? base.backupFile,
-    notifyUrl: checkNotifyUrl(v['notify-url'] ?? (env.WEBSITES_SYNC_NOTIFY_URL || undefined)),
-    concurrency: parseConcurrency(v.concurrency ?? env.WEBSITES_SYNC_CONCURRENCY),
-    intervalMs: interval ? parseDuration(interval, '--interval') : base.intervalMs,
+    notifyUrl: checkNotifyUrl(notifyUrl.text, notifyUrl.name),
+    concurrency: parseConcurrency(concurrency.text, concurrency.name),
+    intervalMs: interval.text ? parseDuration(interval.text, interval.name, '--interval') : base.intervalMs,
     once: v.once ?? false,
     dryRun: v['dry-run'] ?? false,
     prune: v.prune ?? false,
-    deleteDelayMs: parseDeleteDelay(v['delete-delay'] ?? env.WEBSITES_SYNC_DELETE_DELAY),
+    deleteDelayMs: parseDeleteDelay(deleteDelay.text, deleteDelay.name),
     force: v.force ?? false,
     adopt: v.adopt ?? false,
     output: output as OutputFormat,
@@ -288,11 +302,13 @@ function resolve(
     plan: v.plan,
     detailedExitcode: v['detailed-exitcode'] ?? false,
     listen: v.listen ?? base.listen,
-    logLevel,
-    logFormat: logFormat as LogFormat | undefined,
+    logLevel: logLevel.text,
+    logFormat: logFormat.text as LogFormat | undefined,
     timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
-    rateWindowMs: rateWindow ? parseDuration(rateWindow, '--rate-window') : base.rateWindowMs,
-    rateBudget: parseRateBudget(v['rate-budget'] ?? (env.WEBSITES_SYNC_RATE_BUDGET || undefined)),
+    rateWindowMs: rateWindow.text
+      ? parseDuration(rateWindow.text, rateWindow.name, '--rate-window')
+      : base.rateWindowMs,
+    rateBudget: parseRateBudget(rateBudget.text, rateBudget.name),
     allowInsecureHttp: v['allow-insecure-http'] ?? false,
     rest: [],
   };

@@ -17,16 +17,23 @@ export const DURATION_BOUNDS = {
   '--delete-delay': { minMs: 0, maxMs: 365 * 86_400_000 },
 } as const satisfies Record<string, DurationBounds>;
 
-/** "500ms", "30s", "5m", "1h30m", "7d" → milliseconds, within the option's bounds. */
-export function parseDuration(text: string, option: keyof typeof DURATION_BOUNDS): number {
+/**
+ * "500ms", "30s", "5m", "1h30m", "7d" → milliseconds, within the option's bounds. `name` is what an
+ * error blames: the option, or the environment variable the value came from.
+ */
+export function parseDuration(
+  text: string,
+  name: string,
+  option: keyof typeof DURATION_BOUNDS = name as keyof typeof DURATION_BOUNDS,
+): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    throw new UsageError(`${option}: "${text}" is not a duration; use e.g. 30s, 5m, 1h30m or 500ms`);
+    throw new UsageError(`${name}: "${text}" is not a duration; use e.g. 30s, 5m, 1h30m or 500ms`);
   }
   const { minMs, maxMs } = DURATION_BOUNDS[option];
   if (ms < minMs || ms > maxMs) {
     throw new UsageError(
-      `${option}: "${text}" is out of range; use a duration from ${show(minMs)} to ${show(maxMs)}`,
+      `${name}: "${text}" is out of range; use a duration from ${show(minMs)} to ${show(maxMs)}`,
     );
   }
   return ms;

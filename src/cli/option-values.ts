@@ -1,46 +1,59 @@
-// The values of options, checked one by one: each error names the option and what is allowed.
+// The values of options, checked one by one: each error names where the value came from (the option,
+// or the environment variable that set it) and what is allowed.
 import { isLoopbackHost } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
 /** Zero is allowed (deletes at once, as without a delay), unlike the other durations. */
-export function parseDeleteDelay(text: string | undefined): number | undefined {
+export function parseDeleteDelay(text: string | undefined, name = '--delete-delay'): number | undefined {
   if (text === undefined || text === '') return undefined;
-  return parseDuration(text, '--delete-delay');
+  return parseDuration(text, name, '--delete-delay');
 }
 
-export function parseConcurrency(text: string | undefined): number {
+export function parseConcurrency(text: string | undefined, name = '--concurrency'): number {
   if (text === undefined || text === '') return 4;
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1 || n > 64) {
-    throw new UsageError(`--concurrency: "${text}" is not allowed; use a whole number from 1 to 64`);
+    throw new UsageError(`${name}: "${text}" is not allowed; use a whole number from 1 to 64`);
   }
   return n;
 }
 
+/** An option's value, and the name an error about it gives: the option, or the variable it came from. */
+export function sourced(
+  given: string | undefined,
+  env: NodeJS.ProcessEnv,
+  option: string,
+  variable: string,
+): { text: string | undefined; name: string } {
+  if (given !== undefined) return { text: given, name: option };
+  const fromEnv = env[variable];
+  return fromEnv ? { text: fromEnv, name: variable } : { text: undefined, name: option };
+}
+
 /** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
-export function checkNotifyUrl(text: string | undefined): string | undefined {
+export function checkNotifyUrl(text: string | undefined, name = '--notify-url'): string | undefined {
   if (text === undefined) return undefined;
   const shown = text.replace(/\/\/[^/@]*@/, '//');
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--notify-url: "${shown}" is not a URL; use e.g. https://hooks.example.com/...`);
+    throw new UsageError(`${name}: "${shown}" is not a URL; use e.g. https://hooks.example.com/...`);
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     return url.href;
-  throw new UsageError(`--notify-url: "${shown}" must be https:// (plain http:// only to this machine)`);
+  throw new UsageError(`${name}: "${shown}" must be https:// (plain http:// only to this machine)`);
 }
 
 /** `--rate-budget PERCENT`: 1–100, with or without the `%`. */
-export function parseRateBudget(text: string | undefined): number | undefined {
+export function parseRateBudget(text: string | undefined, name = '--rate-budget'): number | undefined {
   if (text === undefined) return undefined;
   const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
   const percent = match ? Number(match[1]) : Number.NaN;
   if (!(percent >= 1 && percent <= 100)) {
     throw new UsageError(
-      `--rate-budget: "${text}" is not a share of the rate limit; use a percentage from 1 to 100`,
+      `${name}: "${text}" is not a share of the rate limit; use a percentage from 1 to 100`,
     );
   }
   return percent / 100;

@@ -36,6 +36,35 @@ describe('parseConfig', () => {
   });
 });
 
+describe('an invalid value from the environment', () => {
+  it.each([
+    [
+      'WEBSITES_SYNC_CONCURRENCY',
+      '0',
+      'WEBSITES_SYNC_CONCURRENCY: "0" is not allowed; use a whole number from 1 to 64',
+    ],
+    ['WEBSITES_SYNC_INTERVAL', 'soon', 'WEBSITES_SYNC_INTERVAL: "soon" is not a duration'],
+    ['WEBSITES_SYNC_RATE_WINDOW', '0s', 'WEBSITES_SYNC_RATE_WINDOW: "0s" is out of range'],
+    ['WEBSITES_SYNC_DELETE_DELAY', '400d', 'WEBSITES_SYNC_DELETE_DELAY: "400d" is out of range'],
+    ['WEBSITES_SYNC_RATE_BUDGET', '200', 'WEBSITES_SYNC_RATE_BUDGET: "200" is not a share'],
+    ['WEBSITES_SYNC_LOG_LEVEL', 'loud', 'WEBSITES_SYNC_LOG_LEVEL: "loud" is not a level'],
+    ['WEBSITES_SYNC_LOG_FORMAT', 'xml', 'WEBSITES_SYNC_LOG_FORMAT: "xml" is not a format'],
+    [
+      'WEBSITES_SYNC_NOTIFY_URL',
+      'http://hooks.example.com',
+      'WEBSITES_SYNC_NOTIFY_URL: "http://hooks.example.com" must be https://',
+    ],
+  ])('%s is named in the error, not an option the user never typed', (variable, value, message) => {
+    expect(() => parseConfig([], { [variable]: value })).toThrow(message);
+  });
+
+  it('the option is named when the value came from the command line', () => {
+    expect(() => parseConfig(['--concurrency', '0'], { WEBSITES_SYNC_CONCURRENCY: '4' })).toThrow(
+      '--concurrency: "0" is not allowed',
+    );
+  });
+});
+
 describe('requireService', () => {
   const base = parseConfig(['--once'], { WEBSITES_SYNC_API_KEY: 'k' });
 

@@ -78,7 +78,8 @@ describe('examples/github-actions.yml', () => {
 
   it('apply: fails on 1 and 3, with the reviewed plan and without one', () => {
     const apply = step('apply', 'Apply');
-    for (const files of [{ 'plan.json': '{}' }, {}]) {
+    const withAndWithout: Array<Record<string, string>> = [{ 'plan.json': '{}' }, {}];
+    for (const files of withAndWithout) {
       expect(runStep(apply, 0, files).status).toBe(0);
       for (const code of [1, 3]) expect(runStep(apply, code, files).status, `exit ${code}`).not.toBe(0);
     }
