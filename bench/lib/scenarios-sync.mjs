@@ -202,6 +202,13 @@ async function phasesOf(config) {
   return JSON.parse(stdout).phases;
 }
 
+/** CPU of plain undici + JSON.parse of the same pages, in a process of its own (bench/floor.mjs). */
+async function floorOf(url, pages) {
+  const script = fileURLToPath(new URL('../floor.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [script, url, API_KEY, String(pages)]);
+  return JSON.parse(stdout);
+}
+
 /** The simulator of rows 4 and 5; started early, it can seed while other scenarios run. */
 export function startLargeSim(count = 100_000) {
   const started = performance.now();
@@ -224,8 +231,10 @@ export async function largeScenario(dir, startup, pending) {
     const args = syncArgs({ manifest, sim, state, dryRun: true });
     const run = await measuredRun(sim, args, dir);
     const phases = await phasesOf({ url: sim.url, manifest, state });
+    const floor = await floorOf(sim.url, listRequests(count));
     return {
       phases,
+      floorCpuMs: floor.cpuMs,
       id: 'plan-100k',
       count,
       name: `Converged plan, ${count.toLocaleString('en')} websites, no latency`,

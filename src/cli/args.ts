@@ -63,9 +63,9 @@ export interface Config {
   /** `--rate-budget` as a fraction: the share of the key's limit reads may use; undefined: the mode's default. */
   rateBudget: number | undefined;
   allowInsecureHttp: boolean;
-  /** `export -o FILE`: where the manifest goes (stdout when absent). */
+  /** `export --out FILE`: where the manifest goes (stdout when absent). */
   outputFile: string | undefined;
-  /** `export -o FILE --schema`: also write the editor schema beside FILE. */
+  /** `export --out FILE --schema`: also write the editor schema beside FILE. */
   withSchema: boolean;
   /** Arguments after a sub-command that parses its own (simulator). */
   rest: string[];
@@ -104,11 +104,12 @@ export const OPTIONS = {
 } as const;
 
 /**
- * `export` writes a file rather than a plan, so its `-o` names the file (as in `export -o
- * websites.yaml`); it takes only the options that make sense for reading the account.
+ * `export` takes only the options that make sense for reading the account. As everywhere, `--out FILE`
+ * names a file to write and `-o` a format: the only one export writes is `yaml`.
  */
 export const EXPORT_OPTIONS = {
-  'output-file': { type: 'string', short: 'o' },
+  out: OPTIONS.out,
+  output: OPTIONS.output,
   schema: { type: 'boolean' },
   'base-url': OPTIONS['base-url'],
   'api-key-file': OPTIONS['api-key-file'],
@@ -179,7 +180,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   }
   if (exported.withSchema && exported.outputFile === undefined && !values.help) {
     throw new UsageError(
-      '--schema: only with -o FILE (the schema goes beside the manifest); for stdout use: websites-sync schema > websites.schema.json',
+      '--schema: only with --out FILE (the schema goes beside the manifest); for stdout use: websites-sync schema > websites.schema.json',
     );
   }
   return { ...resolve(command, values, env), ...exported };
@@ -193,7 +194,12 @@ function parseCommandArgs(command: Command, args: string[]) {
   try {
     if (command === 'export') {
       const { values, positionals } = parseArgs({ ...how, options: EXPORT_OPTIONS });
-      const { 'output-file': outputFile, schema, ...rest } = values;
+      const { out: outputFile, output, schema, ...rest } = values;
+      if (output !== undefined && output !== 'yaml') {
+        throw new UsageError(
+          `export -o: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
+        );
+      }
       const exported: Pick<Config, 'outputFile' | 'withSchema'> = { outputFile, withSchema: schema ?? false };
       return { values: rest, positionals, exported };
     }

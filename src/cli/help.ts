@@ -9,7 +9,7 @@ Usage:
                                       also save the plan for review (JSON, no secret)
   websites-sync --once --plan FILE    apply exactly that saved plan, unless it is stale
   websites-sync validate              check the manifest offline (no network, no key needed)
-  websites-sync export [-o FILE]      write a manifest of the account as it is now (onboarding);
+  websites-sync export [--out FILE]   write a manifest of the account as it is now (onboarding);
                                       an existing FILE is replaced only with --force
   websites-sync restore [DOMAIN…]     print manifest entries for deleted websites, from the backup
                                       file (settings only: statistics are not restorable)
@@ -81,13 +81,14 @@ file, line and column, then the warnings; exits 1 when there is an error.
 
   -f, --manifest PATH   the manifest (WEBSITES_SYNC_MANIFEST, default ./websites.yaml)
 `,
-  export: `websites-sync export [-o FILE [--schema]] [--force]
+  export: `websites-sync export [--out FILE [--schema]] [--force]
 
 Writes a manifest of the account's websites as they are now (to adopt the tool on an existing
 account): to stdout, or to FILE (an existing FILE is replaced only with --force). Needs the base URL
 and the key, like a run.
 
-  -o, --output-file FILE   where the manifest goes
+      --out FILE           where the manifest goes (stdout without it)
+  -o, --output yaml        the format: yaml, the only one (as -o means a format everywhere)
       --schema             also write websites.schema.json beside FILE, the editor schema its first
                            line points at (an older one is updated; another file of that name is
                            replaced only with --force)

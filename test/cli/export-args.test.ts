@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/args.js';
 
 describe('export options', () => {
-  it('reads -o as the file to write, not as a plan format', () => {
-    const config = parseConfig(['export', '-o', 'websites.yaml', '--base-url', 'https://s.example'], {});
+  it('reads --out as the file to write, as --once --out does', () => {
+    const config = parseConfig(['export', '--out', 'websites.yaml', '--base-url', 'https://s.example'], {});
     expect(config).toMatchObject({ command: 'export', outputFile: 'websites.yaml', output: 'text' });
   });
 
-  it('takes --output-file and --force', () => {
-    const config = parseConfig(['export', '--output-file=w.yaml', '--force'], {});
+  it('takes --out and --force', () => {
+    const config = parseConfig(['export', '--out=w.yaml', '--force'], {});
     expect(config).toMatchObject({ outputFile: 'w.yaml', force: true });
   });
 
@@ -20,14 +20,21 @@ describe('export options', () => {
     { argv: ['export', '--once'], message: /unknown option --once/ },
     {
       argv: ['export', '--output', 'json'],
-      message: /unknown option --output/,
+      message: /export -o: "json" is not a format; export writes yaml/,
+    },
+    {
+      // -o means a format everywhere: a file name there is not silently written as a file.
+      argv: ['export', '-o', 'websites.yaml'],
+      message:
+        /"websites\.yaml" is not a format; export writes yaml\. To write it to a file: --out websites\.yaml/,
     },
     { argv: ['export', 'now'], message: /unknown command "now"/ },
   ])('rejects $argv', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);
   });
 
-  it('leaves -o meaning --output for the other commands', () => {
+  it('takes -o yaml, and -o means the format for every command', () => {
+    expect(parseConfig(['export', '-o', 'yaml'], {}).outputFile).toBeUndefined();
     expect(parseConfig(['--once', '-o', 'markdown'], {})).toMatchObject({
       output: 'markdown',
       outputFile: undefined,
@@ -36,16 +43,16 @@ describe('export options', () => {
 });
 
 describe('schema options', () => {
-  it('takes export --schema with -o', () => {
-    expect(parseConfig(['export', '-o', 'w.yaml', '--schema'], {})).toMatchObject({
+  it('takes export --schema with --out', () => {
+    expect(parseConfig(['export', '--out', 'w.yaml', '--schema'], {})).toMatchObject({
       command: 'export',
       outputFile: 'w.yaml',
       withSchema: true,
     });
-    expect(parseConfig(['export', '-o', 'w.yaml'], {}).withSchema).toBe(false);
+    expect(parseConfig(['export', '--out', 'w.yaml'], {}).withSchema).toBe(false);
   });
 
-  it('refuses export --schema without -o, naming the schema command', () => {
+  it('refuses export --schema without --out, naming the schema command', () => {
     expect(() => parseConfig(['export', '--schema'], {})).toThrow(
       /websites-sync schema > websites.schema.json/,
     );

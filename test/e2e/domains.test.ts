@@ -42,7 +42,7 @@ describe('domains the service canonicalises and accepts', () => {
 
   it('round-trips a website with an underscore: export, validate, then a plan with no change', async () => {
     const manifest = join(dir, 'websites.yaml');
-    const exported = await runCli(['export', '-o', manifest], env);
+    const exported = await runCli(['export', '--out', manifest], env);
     expect(exported.code).toBe(0);
 
     const validate = await runCli(['validate'], env);

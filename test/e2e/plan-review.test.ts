@@ -277,7 +277,7 @@ describe('websites-sync export', () => {
 
   it('writes a manifest that validates and plans no create and no delete, even with prune', async () => {
     const file = join(dir, 'exported.yaml');
-    const exported = await runCli(['export', '-o', file], env);
+    const exported = await runCli(['export', '--out', file], env);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toContain(SHOP_VARIABLE);
     const text = await readFile(file, 'utf8');
@@ -306,7 +306,7 @@ describe('websites-sync export', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('prints to stdout without -o, and never replaces a file unless forced', async () => {
+  it('prints to stdout without --out, and never replaces a file unless forced', async () => {
     const stdout = await runCli(['export'], env);
     expect(stdout.code).toBe(0);
     expect(stdout.stdout).toContain(
@@ -315,11 +315,11 @@ describe('websites-sync export', () => {
 
     const file = join(dir, 'websites.yaml');
     await writeFile(file, 'version: 1\n');
-    const refused = await runCli(['export', '-o', file], env);
+    const refused = await runCli(['export', '--out', file], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('exists; choose another file, or add --force');
     expect(await readFile(file, 'utf8')).toBe('version: 1\n');
-    expect((await runCli(['export', '-o', file, '--force'], env)).code).toBe(0);
+    expect((await runCli(['export', '--out', file, '--force'], env)).code).toBe(0);
     const withoutTime = (text: string) => text.replace(/ on \d{4}-\S+:$/m, '');
     expect(withoutTime(await readFile(file, 'utf8'))).toBe(withoutTime(stdout.stdout));
   });

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 // The editor schema from the built CLI: `websites-sync schema > websites.schema.json` needs nothing but
-// the binary, and `export -o FILE --schema` puts it where the exported manifest's first line points.
+// the binary, and `export --out FILE --schema` puts it where the exported manifest's first line points.
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +83,7 @@ describe('websites-sync export --schema', () => {
 
   it('writes websites.schema.json beside the manifest its first line points at', async () => {
     const file = join(dir, 'exported.yaml');
-    const result = await runCli(['export', '-o', file, '--schema'], env);
+    const result = await runCli(['export', '--out', file, '--schema'], env);
     expect(result.code, result.stderr).toBe(0);
     const text = await readFile(file, 'utf8');
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./websites.schema.json');
@@ -96,13 +96,13 @@ describe('websites-sync export --schema', () => {
   it('updates an older schema of ours, and replaces another file of that name only with --force', async () => {
     const schemaFile = join(dir, 'websites.schema.json');
     await writeFile(schemaFile, '{"$id": "urn:websites-sync:manifest:v1", "old": true}\n');
-    const updated = await runCli(['export', '-o', join(dir, 'a.yaml'), '--schema'], env);
+    const updated = await runCli(['export', '--out', join(dir, 'a.yaml'), '--schema'], env);
     expect(updated.code, updated.stderr).toBe(0);
     expect(await readFile(schemaFile, 'utf8')).toBe(await committed());
 
     await writeFile(schemaFile, '{"someone": "else"}\n');
     simulator.clearRequests();
-    const refused = await runCli(['export', '-o', join(dir, 'b.yaml'), '--schema'], env);
+    const refused = await runCli(['export', '--out', join(dir, 'b.yaml'), '--schema'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('is not a websites-sync schema');
     // Refused before anything is read or written.
@@ -110,7 +110,7 @@ describe('websites-sync export --schema', () => {
     await expect(stat(join(dir, 'b.yaml'))).rejects.toThrow();
     expect(await readFile(schemaFile, 'utf8')).toBe('{"someone": "else"}\n');
 
-    const forced = await runCli(['export', '-o', join(dir, 'b.yaml'), '--schema', '--force'], env);
+    const forced = await runCli(['export', '--out', join(dir, 'b.yaml'), '--schema', '--force'], env);
     expect(forced.code, forced.stderr).toBe(0);
     expect(await readFile(schemaFile, 'utf8')).toBe(await committed());
   });

@@ -66,7 +66,7 @@ describe('secrets the service echoes', () => {
     const saved = await runCli(['--once', '--dry-run', '--out', join(dir, 'plan.json')], env);
     expect(saved.code).toBe(0);
     await runCli(['--once'], env);
-    const exported = await runCli(['export', '-o', join(dir, 'exported.yaml')], env);
+    const exported = await runCli(['export', '--out', join(dir, 'exported.yaml')], env);
     expect(exported.code).toBe(0);
     expectNoSecret(await everythingWritten(saved.stdout, saved.stderr, exported.stdout, exported.stderr));
   });

@@ -8,7 +8,7 @@ import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { VERSION } from '../version.js';
 
-/** `export [-o FILE]`: the account as a manifest, to adopt the tool on an existing account. */
+/** `export [--out FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
   // Checked before reading the account, so a refusal costs no request and writes nothing.
   const schemaFile =
