@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, type CliResult, toolEnv } from '../helpers/cli.js';
+import { CLI, startCli as startCliWith, toolEnv } from '../helpers/cli.js';
 
 // Issue 12 §5: `--once` and `simulator` stop gracefully on SIGTERM / SIGINT, also as PID 1 in a
 // container (where a signal without a handler is ignored): no new operations, the ones in flight
@@ -28,26 +28,8 @@ async function start(count: number, latencyMs: number): Promise<void> {
   env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
 }
 
-/** The CLI (optionally behind a wrapper such as `unshare`), with a way to signal it part-way. */
-function startCli(args: string[], wrapper: string[] = []) {
-  const [command, ...rest] = [...wrapper, process.execPath, CLI, ...args] as [string, ...string[]];
-  const child = spawn(command, rest, {
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<CliResult & { signal: string | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
-  return { child, done };
-}
+/** The CLI against this test's simulator (optionally behind a wrapper such as `unshare`). */
+const startCli = (args: string[], wrapper: string[] = []) => startCliWith(args, env, wrapper);
 
 const requests = (method: string) => simulator.requests.filter((r) => r.method === method);
 

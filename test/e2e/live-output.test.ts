@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 
 // Issue 12 §2: like `terraform apply`, the plan comes first, then a line per operation as it completes,
 // then the summary; failures stand out; a terminal sees warnings, not INFO lines, unless asked.
@@ -27,19 +26,12 @@ async function start(domains: string[], options: { taken?: string[] } = {}): Pro
 describe('--once prints the plan before applying it', () => {
   it('the plan is on stdout before the first create reaches the service; then one line per operation', async () => {
     await start(['a.example.com', 'b.example.com']);
-    const child = spawn(process.execPath, [CLI, '--once', '--concurrency', '1'], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
+    const cli = startCli(['--once', '--concurrency', '1'], env);
     let seenAtFirstCreate: string | undefined;
     simulator.onRequest = (req) => {
-      if (req.method === 'POST') seenAtFirstCreate ??= stdout;
+      if (req.method === 'POST') seenAtFirstCreate ??= cli.output().stdout;
     };
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const { code, stdout } = await cli.done;
     expect(code).toBe(0);
     expect(seenAtFirstCreate).toContain('+ a.example.com');
     expect(seenAtFirstCreate).toContain('Plan: 2 to create');

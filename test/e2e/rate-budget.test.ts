@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 
 // Issue 14 §1: a read of the whole account uses only its share of the key's limit, so another client
 // of the same key (a dashboard, a script) is not refused meanwhile. Time-scaled: 20 requests per
@@ -24,22 +23,10 @@ async function readBesideNeighbour(extra: string[]) {
   });
   const dir = await mkdtemp(join(tmpdir(), 'websites-sync-budget-'));
   await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: site-0.example.com\n');
-  const child = spawn(
-    process.execPath,
-    [CLI, '--once', '--dry-run', '--rate-window', '1s', '--concurrency', '4', ...extra],
-    {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...toolEnv(simulator, dir) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const cli = startCli(
+    ['--once', '--dry-run', '--rate-window', '1s', '--concurrency', '4', ...extra],
+    toolEnv(simulator, dir),
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
   const neighbour = () =>
     Promise.all(
       Array.from({ length: 5 }, () =>
@@ -55,7 +42,7 @@ async function readBesideNeighbour(extra: string[]) {
   // Load, not synchronisation: the neighbour keeps its own pace for as long as the run lasts.
   const timer = setInterval(() => void neighbour(), 1_000);
   void neighbour();
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const run = await cli.done;
   clearInterval(timer);
   const theirs = simulator.requests.filter((r) => r.headers['user-agent'] === NEIGHBOUR);
   const ours = simulator.requests.filter((r) => r.headers['user-agent']?.startsWith('websites-sync/'));
@@ -64,7 +51,7 @@ async function readBesideNeighbour(extra: string[]) {
   for (const r of ours)
     perWindow.set(Math.floor(r.at / 1000), (perWindow.get(Math.floor(r.at / 1000)) ?? 0) + 1);
   return {
-    run: { code, stdout, stderr },
+    run,
     refused: theirs.filter((r) => r.status === 429).length,
     sent: theirs.length,
     pages: ours.filter((r) => r.status === 200).length,
@@ -92,16 +79,9 @@ describe('--rate-budget', () => {
   it('refuses a share outside 1–100%', async () => {
     simulator = await startSimulator({});
     const dir = await mkdtemp(join(tmpdir(), 'websites-sync-budget-'));
-    const child = spawn(process.execPath, [CLI, '--once', '--rate-budget', '0'], {
-      env: { PATH: process.env.PATH, ...toolEnv(simulator, dir) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(1);
-    expect(stderr).toContain(
+    const run = await runCli(['--once', '--rate-budget', '0'], toolEnv(simulator, dir));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
       '--rate-budget: "0" is not a share of the rate limit; use a percentage from 1 to 100',
     );
   });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Simulator } from '../../src/simulator/index.js';
@@ -12,27 +12,50 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A running CLI: its process (to signal it part-way), its output so far, and its end. */
+export interface StartedCli {
+  child: ChildProcess;
+  output(): { stdout: string; stderr: string };
+  done: Promise<CliResult & { signal: string | null }>;
+}
+
 /**
- * Spawns the CLI asynchronously: the simulator runs in the test's own process, so a synchronous spawn
- * would block it from answering.
+ * Starts the CLI (optionally behind a wrapper command such as `unshare`) and collects its output. It is
+ * spawned asynchronously: the simulator runs in the test's own process, so a synchronous spawn would
+ * block it from answering.
  */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+export function startCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  wrapper: string[] = [],
+): StartedCli {
+  const [command, ...rest] = [...wrapper, process.execPath, CLI, ...args] as [string, ...string[]];
+  const child = spawn(command, rest, {
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  return new Promise((resolve, reject) => {
+  const done = new Promise<CliResult & { signal: string | null }>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+  return { child, output: () => ({ stdout, stderr }), done };
+}
+
+/** Runs the CLI to its end. */
+export async function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
+  const { code, stdout, stderr } = await startCli(args, env).done;
+  return { code, stdout, stderr };
 }
 
 /** The environment that points the CLI at a simulator, with the manifest and state file in `dir`. */

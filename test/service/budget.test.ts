@@ -1,30 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptInfo } from '../../src/service/attempt-types.js';
 import { RateBudget } from '../../src/service/budget.js';
-import { Pacer, type PacerClock } from '../../src/service/pacing.js';
+import { Pacer } from '../../src/service/pacing.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 
 // Issue 14 §1: a share of the key's limit for periodic resyncs, the whole of it for changes.
-
-class FakeClock implements PacerClock {
-  time = 1_000_000;
-  timers: Array<{ at: number; callback: () => void }> = [];
-  now(): number {
-    return this.time;
-  }
-  setTimer(callback: () => void, ms: number): () => void {
-    const timer = { at: this.time + ms, callback };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((t) => t !== timer);
-    };
-  }
-  advance(ms: number): void {
-    this.time += ms;
-    const due = this.timers.filter((t) => t.at <= this.time);
-    this.timers = this.timers.filter((t) => t.at > this.time);
-    for (const timer of due) timer.callback();
-  }
-}
 
 const answer = (limit: number): AttemptInfo => ({
   method: 'GET',
