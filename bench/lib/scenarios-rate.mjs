@@ -44,6 +44,16 @@ function daemon(args) {
   };
 }
 
+/** A manifest of the simulator's account and the state an earlier apply left: nothing to change. */
+async function convergedAccount(dir, name, sim, count) {
+  const sites = websites(count);
+  const manifest = join(dir, `${name}.yaml`);
+  const state = join(dir, `${name}-state.json`);
+  writeFileSync(manifest, manifestOf(sites));
+  await writeConvergedState(state, sim.url, sites);
+  return { sites, manifest, args: ['--manifest', manifest, '--base-url', sim.url, '--state-file', state] };
+}
+
 /** Most requests of `log` rows inside any `windowMs` (sliding), and the windows' limit share. */
 function busiest(rows, windowMs) {
   const times = rows.map(([at]) => at).sort((a, b) => a - b);
@@ -63,21 +73,8 @@ export async function neighbourScenario(dir, { accountSize = 3_000, windowMs = 2
   const limit = 60;
   const sim = await startSim({ websites: accountSize, rateLimit: { limit, windowMs } });
   try {
-    const sites = websites(accountSize);
-    const manifest = join(dir, 'neighbour.yaml');
-    const state = join(dir, 'neighbour-state.json');
-    writeFileSync(manifest, manifestOf(sites));
-    await writeConvergedState(state, sim.url, sites);
-    const tool = daemon([
-      '--manifest',
-      manifest,
-      '--base-url',
-      sim.url,
-      '--state-file',
-      state,
-      '--rate-window',
-      `${windowMs / 1000}s`,
-    ]);
+    const { args } = await convergedAccount(dir, 'neighbour', sim, accountSize);
+    const tool = daemon([...args, '--rate-window', `${windowMs / 1000}s`]);
     let running = true;
     const neighbour = (async () => {
       while (running) {
@@ -114,24 +111,9 @@ export async function neighbourScenario(dir, { accountSize = 3_000, windowMs = 2
 export async function manifestEditScenario(dir, { accountSize = 100_000 } = {}) {
   const sim = await startSim({ websites: accountSize, rateLimit: { limit: 60, windowMs: 1_000 } });
   try {
-    const sites = websites(accountSize);
-    const manifest = join(dir, 'edit.yaml');
-    const state = join(dir, 'edit-state.json');
-    writeFileSync(manifest, manifestOf(sites));
-    await writeConvergedState(state, sim.url, sites);
+    const { sites, manifest, args } = await convergedAccount(dir, 'edit', sim, accountSize);
     // The first listing at the whole limit: it is not what this row measures.
-    const tool = daemon([
-      '--manifest',
-      manifest,
-      '--base-url',
-      sim.url,
-      '--state-file',
-      state,
-      '--rate-window',
-      '1s',
-      '--rate-budget',
-      '100',
-    ]);
+    const tool = daemon([...args, '--rate-window', '1s', '--rate-budget', '100']);
     await tool.runs(1);
     await sim.clear();
     const edited = sites.map((site, i) =>
