@@ -1,16 +1,19 @@
 import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
-import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 import {
-  checkNotifyUrl,
-  parseConcurrency,
-  parseDeleteDelay,
-  parseRateBudget,
-  sourced,
-} from './option-values.js';
+  type Given,
+  type LOG_FORMATS,
+  OPTION_TABLE,
+  type OptionCommand,
+  type OptionName,
+  optionValue,
+  parseArgsOptions,
+  takesValue,
+} from './options.js';
 
-// Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults.
+// Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults; every option
+// is described once, in options.ts.
 
 export type Command =
   | 'sync'
@@ -73,64 +76,7 @@ export interface Config {
   helpFor?: Command;
 }
 
-export const OPTIONS = {
-  manifest: { type: 'string', short: 'f' },
-  'base-url': { type: 'string' },
-  'api-key-file': { type: 'string' },
-  'state-file': { type: 'string' },
-  'backup-file': { type: 'string' },
-  'notify-url': { type: 'string' },
-  concurrency: { type: 'string' },
-  interval: { type: 'string' },
-  once: { type: 'boolean' },
-  'dry-run': { type: 'boolean' },
-  prune: { type: 'boolean' },
-  'delete-delay': { type: 'string' },
-  force: { type: 'boolean' },
-  adopt: { type: 'boolean' },
-  output: { type: 'string', short: 'o' },
-  out: { type: 'string' },
-  plan: { type: 'string' },
-  'detailed-exitcode': { type: 'boolean' },
-  listen: { type: 'string' },
-  'log-level': { type: 'string' },
-  'log-format': { type: 'string' },
-  timeout: { type: 'string' },
-  'rate-window': { type: 'string' },
-  'rate-budget': { type: 'string' },
-  'allow-insecure-http': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-} as const;
-
-/**
- * `export` takes only the options that make sense for reading the account. As everywhere, `--out FILE`
- * names a file to write and `-o` a format: the only one export writes is `yaml`.
- */
-export const EXPORT_OPTIONS = {
-  out: OPTIONS.out,
-  output: OPTIONS.output,
-  schema: { type: 'boolean' },
-  'base-url': OPTIONS['base-url'],
-  'api-key-file': OPTIONS['api-key-file'],
-  concurrency: OPTIONS.concurrency,
-  timeout: OPTIONS.timeout,
-  'rate-window': OPTIONS['rate-window'],
-  'rate-budget': OPTIONS['rate-budget'],
-  'log-level': OPTIONS['log-level'],
-  'log-format': OPTIONS['log-format'],
-  'allow-insecure-http': OPTIONS['allow-insecure-http'],
-  force: OPTIONS.force,
-  help: OPTIONS.help,
-  version: OPTIONS.version,
-} as const;
-
-/** `schema` prints what this version accepts: it reads nothing, so it takes no other option. */
-export const SCHEMA_OPTIONS = { help: OPTIONS.help, version: OPTIONS.version } as const;
-
 const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
@@ -139,15 +85,10 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
  */
 function splitCommand(argv: string[]): { command: Command; args: string[] } {
   if (argv[0] === 'simulator') return { command: 'simulator', args: argv.slice(1) };
-  const takesValue = (token: string | undefined) =>
-    token !== undefined &&
-    !token.includes('=') &&
-    (/^-[fo]$/.test(token) ||
-      (token.startsWith('--') &&
-        (OPTIONS as Record<string, { type: string }>)[token.slice(2)]?.type === 'string'));
-  const index = argv.findIndex(
-    (token, i) => COMMANDS.has(token) && token !== 'simulator' && !takesValue(argv[i - 1]),
-  );
+  const index = argv.findIndex((token, i) => {
+    const before = argv[i - 1];
+    return COMMANDS.has(token) && token !== 'simulator' && !(before !== undefined && takesValue(before));
+  });
   if (index === -1) return { command: 'sync', args: argv };
   return { command: argv[index] as Command, args: [...argv.slice(0, index), ...argv.slice(index + 1)] };
 }
@@ -160,168 +101,114 @@ function explainParseError(error: Error, options: Record<string, unknown>): stri
   return `unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} See websites-sync --help.`;
 }
 
-export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+/** The settings of this invocation: one validated object, frozen, from which each stage takes its part. */
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<Config> {
+  const config = parseMutable(argv, env);
+  Object.freeze(config.domains);
+  Object.freeze(config.rest);
+  return Object.freeze(config);
+}
+
+function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   const { command, args } = splitCommand(argv);
-  if (command === 'simulator') {
-    return { ...defaults(env), command, rest: args, outputFile: undefined, withSchema: false };
-  }
+  if (command === 'simulator') return { ...resolve(command, {}, env), rest: args };
   if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     throw new UsageError(
       '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
     );
   }
-  const { values, positionals, exported } = parseCommandArgs(command, args);
-  if (command === 'restore') return { ...resolve(command, values, env), ...exported, domains: positionals };
+  const { values, positionals } = parseCommandArgs(command, args);
+  if (values.help) return { ...resolve(command, {}, {}), command: 'help', helpFor: command };
+  if (values.version) return { ...resolve(command, {}, {}), command: 'version' };
+  if (command === 'restore') return { ...resolve(command, values, env), domains: positionals };
   if (positionals.length > 0) {
     const near = suggest(positionals[0] ?? '', [...COMMANDS]);
     throw new UsageError(
       `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore, schema and simulator`,
     );
   }
-  if (exported.withSchema && exported.outputFile === undefined && !values.help) {
+  const config = resolve(command, values, env);
+  if (config.withSchema && config.outputFile === undefined) {
     throw new UsageError(
       '--schema: only with --out FILE (the schema goes beside the manifest); for stdout use: websites-sync schema > websites.schema.json',
     );
   }
-  return { ...resolve(command, values, env), ...exported };
+  return config;
 }
 
-const NOT_EXPORTED = { outputFile: undefined, withSchema: false };
-
-/** `export` and `schema` take their own options; the other commands the global ones. */
+/** The command's own options (the table says which it accepts); unknown ones are errors. */
 function parseCommandArgs(command: Command, args: string[]) {
-  const how = { args, strict: true, allowPositionals: true } as const;
+  const options = parseArgsOptions(command as OptionCommand);
   try {
-    if (command === 'export') {
-      const { values, positionals } = parseArgs({ ...how, options: EXPORT_OPTIONS });
-      const { out: outputFile, output, schema, ...rest } = values;
-      if (output !== undefined && output !== 'yaml') {
-        throw new UsageError(
-          `export -o: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
-        );
-      }
-      const exported: Pick<Config, 'outputFile' | 'withSchema'> = { outputFile, withSchema: schema ?? false };
-      return { values: rest, positionals, exported };
-    }
-    const { values, positionals } =
-      command === 'schema' ? parseArgs({ ...how, options: SCHEMA_OPTIONS }) : parse(args);
-    return { values, positionals, exported: NOT_EXPORTED };
+    const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
+    return { values: values as Given, positionals };
   } catch (error) {
-    throw new UsageError(explainParseError(error as Error, optionsOf(command)));
+    throw new UsageError(explainParseError(error as Error, options));
   }
 }
 
-function optionsOf(command: Command): Record<string, unknown> {
-  if (command === 'export') return EXPORT_OPTIONS;
-  return command === 'schema' ? SCHEMA_OPTIONS : OPTIONS;
+/** export's -o names a format like everywhere else: yaml, the only one it writes. */
+function exportedOf(command: Command, values: Given): Pick<Config, 'outputFile' | 'withSchema'> {
+  if (command !== 'export') return { outputFile: undefined, withSchema: false };
+  const output = values.output;
+  if (typeof output === 'string' && output !== 'yaml') {
+    throw new UsageError(
+      `export -o: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
+    );
+  }
+  return { outputFile: values.out as string | undefined, withSchema: values.schema === true };
 }
 
-function parse(args: string[]) {
-  return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
-}
-
-function defaults(env: NodeJS.ProcessEnv): Omit<Config, 'command' | 'rest' | 'outputFile' | 'withSchema'> {
-  return {
-    manifest: env.WEBSITES_SYNC_MANIFEST || './websites.yaml',
-    baseUrl: env.WEBSITES_SYNC_BASE_URL || undefined,
-    apiKey: undefined,
-    apiKeyFile: undefined,
-    stateFile: env.WEBSITES_SYNC_STATE_FILE || './.websites-sync-state.json',
-    backupFile: env.WEBSITES_SYNC_BACKUP_FILE || undefined,
-    notifyUrl: undefined,
-    domains: [],
-    concurrency: 4,
-    intervalMs: 5 * 60_000,
-    once: false,
-    dryRun: false,
-    prune: false,
-    deleteDelayMs: undefined,
-    force: false,
-    adopt: false,
-    output: 'text',
-    out: undefined,
-    plan: undefined,
-    detailedExitcode: false,
-    listen: env.WEBSITES_SYNC_LISTEN || undefined,
-    logLevel: undefined,
-    logFormat: undefined,
-    timeoutMs: 30_000,
-    rateWindowMs: 60_000,
-    rateBudget: undefined,
-    allowInsecureHttp: false,
-  };
-}
-
-type Values = ReturnType<typeof parse>['values'];
-
-function resolve(
-  command: Command,
-  v: Values,
-  env: NodeJS.ProcessEnv,
-): Omit<Config, 'outputFile' | 'withSchema'> {
-  const base = defaults(env);
-  if (v.help) return { ...base, command: 'help', helpFor: command, rest: [] };
-  if (v.version) return { ...base, command: 'version', rest: [] };
-  const output = v.output ?? 'text';
+/**
+ * The settings of a command, each from the table: the option, else its variable, else its default.
+ * Options the command does not accept take their default (their variables are not read).
+ */
+function resolve(command: Command, given: Given, env: NodeJS.ProcessEnv): Config {
+  const accepts = (name: OptionName) => (OPTION_TABLE[name].commands as readonly string[]).includes(command);
+  const value = <T>(name: OptionName) =>
+    optionValue(name, accepts(name) ? given : {}, accepts(name) ? env : {}) as T;
+  refuseContradictions(given);
+  const exported = exportedOf(command, given);
+  const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`--output: "${output}" is not a format; use text, json or markdown`);
   }
-  const from = (option: keyof Values & string, variable: string) =>
-    sourced(v[option] as string | undefined, env, `--${option}`, variable);
-  const logLevel = from('log-level', 'WEBSITES_SYNC_LOG_LEVEL');
-  if (logLevel.text !== undefined && !LOG_LEVELS.includes(logLevel.text)) {
-    throw new UsageError(
-      `${logLevel.name}: "${logLevel.text}" is not a level; use one of ${LOG_LEVELS.join(', ')}`,
-    );
-  }
-  const logFormat = from('log-format', 'WEBSITES_SYNC_LOG_FORMAT');
-  if (logFormat.text !== undefined && !(LOG_FORMATS as readonly string[]).includes(logFormat.text)) {
-    throw new UsageError(`${logFormat.name}: "${logFormat.text}" is not a format; use json or pretty`);
-  }
-  refuseContradictions(v);
-  const interval = from('interval', 'WEBSITES_SYNC_INTERVAL');
-  const rateWindow = from('rate-window', 'WEBSITES_SYNC_RATE_WINDOW');
-  const notifyUrl = from('notify-url', 'WEBSITES_SYNC_NOTIFY_URL');
-  const concurrency = from('concurrency', 'WEBSITES_SYNC_CONCURRENCY');
-  const deleteDelay = from('delete-delay', 'WEBSITES_SYNC_DELETE_DELAY');
-  const rateBudget = from('rate-budget', 'WEBSITES_SYNC_RATE_BUDGET');
   return {
-    ...base,
     command,
-    manifest: v.manifest ?? base.manifest,
-    baseUrl: v['base-url'] ?? base.baseUrl,
-    apiKey: env.WEBSITES_SYNC_API_KEY?.trim() || undefined,
-    apiKeyFile: v['api-key-file'] ?? (env.WEBSITES_SYNC_API_KEY_FILE || undefined),
-    stateFile: v['state-file'] ?? base.stateFile,
-    backupFile: v['backup-file'] ?? base.backupFile,
-    notifyUrl: checkNotifyUrl(notifyUrl.text, notifyUrl.name),
-    concurrency: parseConcurrency(concurrency.text, concurrency.name),
-    intervalMs: interval.text ? parseDuration(interval.text, interval.name, '--interval') : base.intervalMs,
-    once: v.once ?? false,
-    dryRun: v['dry-run'] ?? false,
-    prune: v.prune ?? false,
-    deleteDelayMs: parseDeleteDelay(deleteDelay.text, deleteDelay.name),
-    force: v.force ?? false,
-    adopt: v.adopt ?? false,
+    manifest: value<string>('manifest'),
+    baseUrl: value<string | undefined>('base-url') || undefined,
+    apiKey: accepts('base-url') ? env.WEBSITES_SYNC_API_KEY?.trim() || undefined : undefined,
+    apiKeyFile: value<string | undefined>('api-key-file') || undefined,
+    stateFile: value<string>('state-file'),
+    backupFile: value<string | undefined>('backup-file') || undefined,
+    notifyUrl: value<string | undefined>('notify-url'),
+    domains: [],
+    concurrency: value<number>('concurrency'),
+    intervalMs: value<number>('interval'),
+    once: value<boolean>('once'),
+    dryRun: value<boolean>('dry-run'),
+    prune: value<boolean>('prune'),
+    deleteDelayMs: value<number | undefined>('delete-delay'),
+    force: value<boolean>('force'),
+    adopt: value<boolean>('adopt'),
     output: output as OutputFormat,
-    out: v.out,
-    plan: v.plan,
-    detailedExitcode: v['detailed-exitcode'] ?? false,
-    listen: v.listen ?? base.listen,
-    logLevel: logLevel.text,
-    logFormat: logFormat.text as LogFormat | undefined,
-    timeoutMs: v.timeout ? parseDuration(v.timeout, '--timeout') : base.timeoutMs,
-    rateWindowMs: rateWindow.text
-      ? parseDuration(rateWindow.text, rateWindow.name, '--rate-window')
-      : base.rateWindowMs,
-    rateBudget: parseRateBudget(rateBudget.text, rateBudget.name),
-    allowInsecureHttp: v['allow-insecure-http'] ?? false,
+    out: command === 'export' ? undefined : value<string | undefined>('out'),
+    plan: value<string | undefined>('plan'),
+    detailedExitcode: value<boolean>('detailed-exitcode'),
+    listen: value<string | undefined>('listen') || undefined,
+    logLevel: value<string | undefined>('log-level'),
+    logFormat: value<LogFormat | undefined>('log-format'),
+    timeoutMs: value<number>('timeout'),
+    rateWindowMs: value<number>('rate-window'),
+    rateBudget: value<number | undefined>('rate-budget'),
+    allowInsecureHttp: value<boolean>('allow-insecure-http'),
+    ...exported,
     rest: [],
   };
 }
 
 /** Options that would silently mean something else are errors, as the user wrote them. */
-function refuseContradictions(v: Values): void {
+function refuseContradictions(v: Given): void {
   if (v['detailed-exitcode'] && !v['dry-run']) {
     throw new UsageError(
       '--detailed-exitcode: only with --dry-run (it reports pending changes; an apply has none left)',

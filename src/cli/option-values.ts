@@ -19,18 +19,6 @@ export function parseConcurrency(text: string | undefined, name = '--concurrency
   return n;
 }
 
-/** An option's value, and the name an error about it gives: the option, or the variable it came from. */
-export function sourced(
-  given: string | undefined,
-  env: NodeJS.ProcessEnv,
-  option: string,
-  variable: string,
-): { text: string | undefined; name: string } {
-  if (given !== undefined) return { text: given, name: option };
-  const fromEnv = env[variable];
-  return fromEnv ? { text: fromEnv, name: variable } : { text: undefined, name: option };
-}
-
 /** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
 export function checkNotifyUrl(text: string | undefined, name = '--notify-url'): string | undefined {
   if (text === undefined) return undefined;

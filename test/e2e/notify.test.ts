@@ -68,7 +68,7 @@ describe('--notify-url with --once', () => {
   });
 
   it('refuses plain http:// to another host', async () => {
-    const run = await runCli(['validate', '--notify-url', 'http://hooks.example.com/x'], {});
+    const run = await runCli(['--once', '--dry-run', '--notify-url', 'http://hooks.example.com/x'], {});
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--notify-url: "http://hooks.example.com/x" must be https://');
   });

@@ -1,0 +1,308 @@
+import { parseDuration } from './duration.js';
+import { UsageError } from './errors.js';
+import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } from './option-values.js';
+
+// Every option, described once: its flag, the environment variable that sets it, its default, how its
+// value is read, its help, and the commands that accept it. Parsing (node:util parseArgs), defaults,
+// the environment, error messages and `--help` are all generated from this table.
+
+/** The commands that parse these options (the simulator parses its own). */
+export type OptionCommand = 'sync' | 'validate' | 'export' | 'restore' | 'schema';
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** The environment variable that sets it when the option is not given. */
+  readonly env?: string;
+  /** The value's name in help: `PATH`, `N`, `DURATION`. */
+  readonly arg?: string;
+  readonly help: string;
+  /** The value when neither the option nor its variable is set; read like a given value. */
+  readonly default?: string;
+  /** For help only: a default that depends on the mode (no fixed value to read). */
+  readonly defaultNote?: string;
+  /** Reads the text; `name` is the option, or the variable the text came from, for errors. */
+  readonly read?: (text: string, name: string) => unknown;
+  readonly commands: readonly OptionCommand[];
+}
+
+const RUN: readonly OptionCommand[] = ['sync'];
+const CONNECTS: readonly OptionCommand[] = ['sync', 'export'];
+const EVERY: readonly OptionCommand[] = ['sync', 'validate', 'export', 'restore', 'schema'];
+
+const duration = (option: '--interval' | '--timeout' | '--rate-window') => (text: string, name: string) =>
+  parseDuration(text, name, option);
+
+const oneOf = (allowed: readonly string[], what: string) => (text: string, name: string) => {
+  if (!allowed.includes(text)) {
+    throw new UsageError(
+      `${name}: "${text}" is not ${what}; use ${allowed.join(', ').replace(/, ([^,]+)$/, ' or $1')}`,
+    );
+  }
+  return text;
+};
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+
+export const OPTION_TABLE = {
+  manifest: {
+    type: 'string',
+    short: 'f',
+    env: 'WEBSITES_SYNC_MANIFEST',
+    arg: 'PATH',
+    help: 'the manifest, the desired state',
+    default: './websites.yaml',
+    commands: ['sync', 'validate'],
+  },
+  'base-url': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_BASE_URL',
+    arg: 'URL',
+    help: 'the service; paths are {URL}/api/v1/...',
+    commands: CONNECTS,
+  },
+  'api-key-file': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_API_KEY_FILE',
+    arg: 'PATH',
+    help: 'read the API key from a file; otherwise WEBSITES_SYNC_API_KEY. Never on the command line.',
+    commands: CONNECTS,
+  },
+  'state-file': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_STATE_FILE',
+    arg: 'PATH',
+    help: 'fingerprints of write-only fields, protections and pending deletes',
+    default: './.websites-sync-state.json',
+    commands: ['sync', 'restore'],
+  },
+  'backup-file': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_BACKUP_FILE',
+    arg: 'PATH',
+    help: 'the settings of every deleted website, appended before the delete; read by restore',
+    defaultNote: '.websites-sync-deleted.jsonl beside the state file',
+    commands: ['sync', 'restore'],
+  },
+  'notify-url': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_NOTIFY_URL',
+    arg: 'URL',
+    help: 'POST a JSON event (with a "text" field, for Slack-compatible webhooks) on drift corrected, failures, refusals, scheduled or due deletes, manifest invalid/valid; https://, or http:// to this machine',
+    read: checkNotifyUrl,
+    commands: RUN,
+  },
+  concurrency: {
+    type: 'string',
+    env: 'WEBSITES_SYNC_CONCURRENCY',
+    arg: 'N',
+    help: 'requests in flight at most, 1-64',
+    default: '4',
+    read: parseConcurrency,
+    commands: CONNECTS,
+  },
+  interval: {
+    type: 'string',
+    env: 'WEBSITES_SYNC_INTERVAL',
+    arg: 'DURATION',
+    help: 'daemon: resync period, 1s-7d',
+    default: '5m',
+    read: duration('--interval'),
+    commands: RUN,
+  },
+  once: { type: 'boolean', help: 'reconcile once and exit', commands: RUN },
+  'dry-run': { type: 'boolean', help: 'plan only, change nothing', commands: RUN },
+  prune: { type: 'boolean', help: 'allow deletes (as prune: true in the manifest)', commands: RUN },
+  'delete-delay': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_DELETE_DELAY',
+    arg: 'DURATION',
+    help: 'delete a website only after every run for that long planned it, 0-365d; overrides delete_delay: in the manifest',
+    defaultNote: "the manifest's delete_delay, else 0: at once",
+    read: parseDeleteDelay,
+    commands: RUN,
+  },
+  force: {
+    type: 'boolean',
+    help: 'override the mass-delete guard; export: replace an existing file',
+    commands: CONNECTS,
+  },
+  adopt: {
+    type: 'boolean',
+    help: 'with --once: websites already on the account whose exclude_params and password were never sent by this tool are assumed to match the manifest (recorded, not sent); onboarding costs only the listing',
+    commands: RUN,
+  },
+  output: {
+    type: 'string',
+    short: 'o',
+    arg: 'FORMAT',
+    help: 'the format on stdout: text, json or markdown for plans; yaml, the only one, for export',
+    defaultNote: 'text; export: yaml',
+    commands: CONNECTS,
+  },
+  out: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'with --dry-run: also save the plan (JSON, no secret) for --plan; export: write the manifest there instead of stdout',
+    commands: CONNECTS,
+  },
+  plan: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'apply exactly this saved plan; exit 1 ("stale plan") if the account, the manifest or a password changed since it was saved',
+    commands: RUN,
+  },
+  'detailed-exitcode': {
+    type: 'boolean',
+    help: 'with --dry-run: exit 2 when there are changes',
+    commands: RUN,
+  },
+  schema: {
+    type: 'boolean',
+    help: 'export with --out FILE: also write websites.schema.json beside FILE, the editor schema its first line points at (an older one is updated; another file of that name is replaced only with --force)',
+    commands: ['export'],
+  },
+  listen: {
+    type: 'string',
+    env: 'WEBSITES_SYNC_LISTEN',
+    arg: 'HOST:PORT',
+    help: 'daemon: serve /healthz, /readyz and /metrics',
+    commands: RUN,
+  },
+  timeout: {
+    type: 'string',
+    arg: 'DURATION',
+    help: "each attempt's whole answer: connect, headers and body, 100ms-10m",
+    default: '30s',
+    read: duration('--timeout'),
+    commands: CONNECTS,
+  },
+  'rate-window': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_RATE_WINDOW',
+    arg: 'DURATION',
+    help: "the service's rate-limit window, which it does not announce, 1s-1d: pacing stays inside it",
+    default: '1m',
+    read: duration('--rate-window'),
+    commands: CONNECTS,
+  },
+  'rate-budget': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_RATE_BUDGET',
+    arg: 'PERCENT',
+    help: "share of the key's rate limit reads may use, 1-100; changes are always applied at the whole limit",
+    defaultNote: "50 for the daemon's resyncs, 100 for --once",
+    read: parseRateBudget,
+    commands: CONNECTS,
+  },
+  'log-level': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_LOG_LEVEL',
+    arg: 'LEVEL',
+    help: LOG_LEVELS.join(', '),
+    defaultNote: 'info; warn for --once on a terminal',
+    read: oneOf(LOG_LEVELS, 'a level'),
+    commands: CONNECTS,
+  },
+  'log-format': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_LOG_FORMAT',
+    arg: 'FORMAT',
+    help: 'json or pretty',
+    defaultNote: 'pretty on a terminal, else json',
+    read: oneOf(LOG_FORMATS, 'a format'),
+    commands: CONNECTS,
+  },
+  'allow-insecure-http': {
+    type: 'boolean',
+    help: 'allow a plain http:// base URL to a non-loopback host',
+    commands: CONNECTS,
+  },
+  help: { type: 'boolean', short: 'h', help: 'this help', commands: EVERY },
+  version: { type: 'boolean', short: 'V', help: 'the version', commands: EVERY },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTION_TABLE;
+
+const entries = Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>;
+
+/** The options a command accepts, as node:util parseArgs takes them. */
+export function parseArgsOptions(
+  command: OptionCommand,
+): Record<string, { type: 'string' | 'boolean'; short?: string }> {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [name, spec] of entries) {
+    if (spec.commands.includes(command)) {
+      options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+    }
+  }
+  return options;
+}
+
+/** Whether a token names an option that takes a value (so the next token is not a command). */
+export function takesValue(token: string): boolean {
+  if (token.includes('=')) return false;
+  const spec = token.startsWith('--')
+    ? (OPTION_TABLE as Record<string, OptionSpec>)[token.slice(2)]
+    : entries.find(([, s]) => s.short !== undefined && `-${s.short}` === token)?.[1];
+  return spec?.type === 'string';
+}
+
+export type Given = Record<string, string | boolean | undefined>;
+
+/**
+ * An option's value: given on the command line, else from its variable, else its default; read by
+ * its reader, whose errors name where the text came from.
+ */
+export function optionValue(name: OptionName, given: Given, env: NodeJS.ProcessEnv): unknown {
+  const spec: OptionSpec = OPTION_TABLE[name];
+  if (spec.type === 'boolean') return given[name] === true;
+  const flag = given[name];
+  const fromEnv = spec.env ? env[spec.env] : undefined;
+  const [text, source] =
+    typeof flag === 'string'
+      ? [flag, `--${name}`]
+      : fromEnv
+        ? [fromEnv, spec.env ?? `--${name}`]
+        : [spec.default, `--${name}`];
+  if (text === undefined) return undefined;
+  return spec.read ? spec.read(text, source) : text;
+}
+
+const HELP_COLUMN = 29;
+const WIDTH = 100;
+
+/** The "Options:" lines of a command's help, from the table. */
+export function optionsHelp(command: OptionCommand): string {
+  const lines: string[] = [];
+  for (const [name, spec] of entries) {
+    if (!spec.commands.includes(command)) continue;
+    const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.arg ? ` ${spec.arg}` : ''}`;
+    const notes = [
+      spec.env,
+      spec.default ? `default ${spec.default}` : spec.defaultNote && `default ${spec.defaultNote}`,
+    ]
+      .filter(Boolean)
+      .join('; ');
+    const text = notes ? `${spec.help} (${notes})` : spec.help;
+    const head = `  ${flag}`;
+    const words = text.split(' ');
+    let line =
+      head.length + 1 < HELP_COLUMN ? head.padEnd(HELP_COLUMN) : `${head}\n${''.padEnd(HELP_COLUMN)}`;
+    let width = line.length - line.lastIndexOf('\n') - 1;
+    let first = true;
+    for (const word of words) {
+      if (!first && width + word.length + 1 > WIDTH) {
+        line += `\n${''.padEnd(HELP_COLUMN)}`;
+        width = HELP_COLUMN;
+        first = true;
+      }
+      line += `${first ? '' : ' '}${word}`;
+      width += word.length + (first ? 0 : 1);
+      first = false;
+    }
+    lines.push(line);
+  }
+  return `${lines.join('\n')}\n`;
+}

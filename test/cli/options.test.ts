@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/cli/args.js';
+import { helpFor } from '../../src/cli/help.js';
+import { OPTION_TABLE, type OptionSpec } from '../../src/cli/options.js';
+
+// Issue 12 §5 / 15 §4: every option is described once (options.ts); parsing, the environment,
+// defaults, which commands accept it and --help all come from that table, and the README agrees.
+const table = Object.entries(OPTION_TABLE) as Array<[string, OptionSpec]>;
+
+describe('the options table', () => {
+  it("puts every option in the help of each command that accepts it, and in no other command's", () => {
+    for (const command of ['sync', 'validate', 'export', 'restore'] as const) {
+      const help = helpFor(command === 'sync' ? undefined : command);
+      for (const [name, spec] of table) {
+        // The flag column only: descriptions mention other options.
+        const listed = new RegExp(`^ {2}(-\\w, | {4})--${name}\\b`, 'm').test(help);
+        if (spec.commands.includes(command)) expect(listed, `${command} --help lists --${name}`).toBe(true);
+        else if (command !== 'sync') expect(listed, `${command} --help does not list --${name}`).toBe(false);
+      }
+    }
+  });
+
+  it('refuses an option the command does not take, and does not read its variable', () => {
+    expect(() => parseConfig(['validate', '--once'], {})).toThrow(/unknown option --once/);
+    expect(() => parseConfig(['restore', '--concurrency', '2'], {})).toThrow(/unknown option --concurrency/);
+    // validate needs no concurrency: a bad variable of a run does not stop it.
+    expect(parseConfig(['validate'], { WEBSITES_SYNC_CONCURRENCY: 'lots' }).command).toBe('validate');
+    expect(() => parseConfig(['--once'], { WEBSITES_SYNC_CONCURRENCY: 'lots' })).toThrow(
+      'WEBSITES_SYNC_CONCURRENCY: "lots" is not allowed',
+    );
+  });
+
+  it('takes each default from the table, read like a given value', () => {
+    const config = parseConfig(['--once'], {});
+    expect(config).toMatchObject({
+      manifest: OPTION_TABLE.manifest.default,
+      stateFile: OPTION_TABLE['state-file'].default,
+      concurrency: Number(OPTION_TABLE.concurrency.default),
+      intervalMs: 5 * 60_000,
+      timeoutMs: 30_000,
+      rateWindowMs: 60_000,
+    });
+  });
+
+  it("matches the README's options table: every option with its environment variable", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Options'), readme.indexOf('### Exit status'));
+    for (const [name, spec] of table) {
+      if (['help', 'version', 'schema'].includes(name)) continue;
+      const row = section.split('\n').find((line) => line.startsWith('|') && line.includes(`--${name}`));
+      expect(row, `README row for --${name}`).toBeDefined();
+      if (spec.env) expect(row, `README row for --${name} names ${spec.env}`).toContain(spec.env);
+    }
+  });
+});
