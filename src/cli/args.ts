@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
+import type { RunSettings } from '../reconcile/index.js';
+import type { ConnectionSettings } from '../service/index.js';
 import { UsageError } from './errors.js';
 import {
   type Given,
@@ -74,6 +76,10 @@ export interface Config {
   rest: string[];
   /** `COMMAND --help`: whose help to show. */
   helpFor?: Command;
+  /** The part a reconcile takes (`--once` and the daemon hand it over as it is). */
+  run: RunSettings;
+  /** The part the service client takes. */
+  connection: ConnectionSettings;
 }
 
 const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
@@ -104,8 +110,7 @@ function explainParseError(error: Error, options: Record<string, unknown>): stri
 /** The settings of this invocation: one validated object, frozen, from which each stage takes its part. */
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<Config> {
   const config = parseMutable(argv, env);
-  Object.freeze(config.domains);
-  Object.freeze(config.rest);
+  for (const part of [config.domains, config.rest, config.run, config.connection]) Object.freeze(part);
   return Object.freeze(config);
 }
 
@@ -164,6 +169,14 @@ function exportedOf(command: Command, values: Given): Pick<Config, 'outputFile' 
  * Options the command does not accept take their default (their variables are not read).
  */
 function resolve(command: Command, given: Given, env: NodeJS.ProcessEnv): Config {
+  return withGroups(resolveFlat(command, given, env));
+}
+
+function resolveFlat(
+  command: Command,
+  given: Given,
+  env: NodeJS.ProcessEnv,
+): Omit<Config, 'run' | 'connection'> {
   const accepts = (name: OptionName) => (OPTION_TABLE[name].commands as readonly string[]).includes(command);
   const value = <T>(name: OptionName) =>
     optionValue(name, accepts(name) ? given : {}, accepts(name) ? env : {}) as T;
@@ -204,6 +217,28 @@ function resolve(command: Command, given: Given, env: NodeJS.ProcessEnv): Config
     allowInsecureHttp: value<boolean>('allow-insecure-http'),
     ...exported,
     rest: [],
+  };
+}
+
+/** The groups each stage takes, from the same values (nothing is read twice). */
+function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
+  return {
+    ...config,
+    run: {
+      statePath: config.stateFile,
+      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
+      prune: config.prune,
+      deleteDelayMs: config.deleteDelayMs,
+      force: config.force,
+      dryRun: config.dryRun,
+      concurrency: config.concurrency,
+      adopt: config.adopt,
+    },
+    connection: {
+      timeoutMs: config.timeoutMs,
+      rateWindowMs: config.rateWindowMs,
+      concurrency: config.concurrency,
+    },
   };
 }
 

@@ -30,9 +30,7 @@ export function connectFromConfig(
     baseUrl,
     apiKey,
     version: VERSION,
-    timeoutMs: config.timeoutMs,
-    rateWindowMs: config.rateWindowMs,
-    concurrency: config.concurrency,
+    ...config.connection,
     budget,
     hooks: { ...options.hooks, onRetry: logRetry(logger), onRateWindow: logRateWindow(logger) },
   });

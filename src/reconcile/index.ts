@@ -8,4 +8,10 @@ export {
   type RunResultLabel,
   summariseOutcome,
 } from './outcome.js';
-export { Interrupted, type ReconcileOptions, type ReconcileResult, reconcile } from './reconcile.js';
+export {
+  Interrupted,
+  type ReconcileOptions,
+  type ReconcileResult,
+  type RunSettings,
+  reconcile,
+} from './reconcile.js';

@@ -56,6 +56,12 @@ export interface ReconcileOptions {
   saved?: { file: SavedPlanFile; version: string };
 }
 
+/** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
+export type RunSettings = Pick<
+  ReconcileOptions,
+  'statePath' | 'backupPath' | 'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt'
+>;
+
 export interface ReconcileResult {
   plan: Plan;
   /** Why the mass-delete guard refused the plan (nothing was applied). */

@@ -17,6 +17,9 @@ export interface ConnectOptions {
   budget?: RateBudget;
 }
 
+/** The part of the settings the service client takes as it is. */
+export type ConnectionSettings = Pick<ConnectOptions, 'timeoutMs' | 'rateWindowMs' | 'concurrency'>;
+
 /** One client per process: its sockets and retry state live as long as the process. */
 export function connectService(options: ConnectOptions): {
   service: HttpWebsiteService;

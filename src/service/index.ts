@@ -3,5 +3,5 @@
 export type { AttemptHooks, AttemptInfo, RateWindowInfo, RetryInfo } from './attempt-types.js';
 export { RateBudget } from './budget.js';
 export type { ListingDecisions, WebsiteService } from './client.js';
-export { type ConnectOptions, connectService } from './connect.js';
+export { type ConnectionSettings, type ConnectOptions, connectService } from './connect.js';
 export { AuthError, ServiceError } from './errors.js';

@@ -43,6 +43,21 @@ describe('the options table', () => {
     });
   });
 
+  it('gives one frozen settings object, with the part each stage takes as it is', () => {
+    const config = parseConfig(
+      ['--once', '--prune', '--concurrency', '8', '--state-file', 's.json', '--timeout', '5s'],
+      {},
+    );
+    expect(config.run).toMatchObject({ statePath: 's.json', prune: true, concurrency: 8, dryRun: false });
+    expect(config.connection).toEqual({ timeoutMs: 5_000, rateWindowMs: 60_000, concurrency: 8 });
+    expect(Object.isFrozen(config) && Object.isFrozen(config.run) && Object.isFrozen(config.connection)).toBe(
+      true,
+    );
+    expect(() => {
+      (config as { prune: boolean }).prune = false;
+    }).toThrow(TypeError);
+  });
+
   it("matches the README's options table: every option with its environment variable", () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('## Options'), readme.indexOf('### Exit status'));

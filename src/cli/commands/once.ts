@@ -116,16 +116,10 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     service: client.service,
     baseUrl: client.baseUrl,
     secret: client.secret,
-    statePath: config.stateFile,
-    ...(config.backupFile ? { backupPath: config.backupFile } : {}),
+    ...config.run,
     prune,
-    deleteDelayMs: config.deleteDelayMs,
-    force: config.force,
-    dryRun: config.dryRun,
-    concurrency: config.concurrency,
     logger: run.logger,
     signal: run.interruption.signal,
-    adopt: config.adopt,
     ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
   };
 }
