@@ -66,7 +66,8 @@ const PHASES: Change['kind'][] = ['delete', 'update', 'create'];
 
 /** Executes the plan: deletes, then updates, then creates, each phase with limited concurrency. */
 export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ApplyResult> {
-  const limit = pLimit(Math.max(1, options.concurrency));
+  // The service's limiter when it has one (the run's only one); a substitute service brings none.
+  const limit = options.service.limit ?? pLimit(Math.max(1, options.concurrency));
   const outcomes: Outcome[] = [];
   let authError: AuthError | undefined;
   let limitReached = false;

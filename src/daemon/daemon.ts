@@ -13,11 +13,11 @@ import {
   summariseOutcome,
 } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
-import { heldBackOf, warnHeldBack } from './held-back.js';
 import { KnownListing } from './known-listing.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
-import { realTimers, Scheduler, type Timers, type Trigger } from './scheduler.js';
+import { heldBackOf, logRun, suffix, warnHeldBack } from './run-log.js';
+import { realTimers, Scheduler, type Timers, type Trigger, withinGrace } from './scheduler.js';
 import { ManifestWatcher } from './watch.js';
 
 // The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
@@ -299,35 +299,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       managed: this.#source.inForce?.desired.websites.length,
       ...(report.summary ? { heldBack: heldBackOf(report.summary) } : {}),
     });
-    const fields = {
-      stage: 'daemon',
-      triggers: report.triggers,
-      result: report.result,
-      ...report.summary,
-      failed: report.outcomes.filter((o) => o.result === 'failed').length,
-      durationMs: report.durationMs,
-    };
-    const message = `run ${report.result}${suffix(report.reason)}`;
-    if (report.result === 'success') logger.info(fields, message);
-    else if (report.result === 'failure') logger.error(fields, message);
-    else logger.warn(fields, message);
+    logRun(report, logger);
     this.emit('run-finished', report);
-  }
-}
-
-function suffix(reason: string | undefined): string {
-  return reason ? `: ${reason}` : '';
-}
-
-/** True when `work` settles within `ms`. */
-async function withinGrace(work: Promise<void>, ms: number, timers: Timers): Promise<boolean> {
-  let timer: unknown;
-  const expired = new Promise<false>((done) => {
-    timer = timers.setTimeout(() => done(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(() => true as const), expired]);
-  } finally {
-    timers.clearTimeout(timer);
   }
 }

@@ -53,10 +53,12 @@ export class KnownListing {
         'manifest edit: re-reading only the websites it touched',
       );
       const byKey = new Map(records.map((record) => [websiteKey(record.domain), record]));
+      // In the run's limiter, as every other read: --concurrency bounds the requests in flight.
+      const limit = <T>(work: () => Promise<T>): Promise<T> => (service.limit ? service.limit(work) : work());
       const fresh = await Promise.all(
         [...touched].map((key) => {
           const known = byKey.get(key);
-          return known ? show(known.id) : service.findWebsite(key);
+          return limit(() => (known ? show(known.id) : service.findWebsite(key)));
         }),
       );
       const kept = records.filter((record) => !touched.has(websiteKey(record.domain)));

@@ -34,14 +34,52 @@ export interface DaemonMetricsOptions {
 
 export class DaemonMetrics {
   readonly registry = new Registry();
-  readonly #runs: Counter<'result'>;
-  readonly #operations: Counter<'action' | 'result'>;
-  readonly #requests: Counter<'status'>;
-  readonly #lastSuccess: Gauge;
-  readonly #duration: Histogram;
-  readonly #managed: Gauge;
-  readonly #manifestValid: Gauge;
-  readonly #heldBack: Gauge<'kind'>;
+  readonly #registers = [this.registry];
+  readonly #runs = new Counter({
+    name: 'websites_sync_runs_total',
+    help: 'Reconcile runs by result.',
+    labelNames: ['result'],
+    registers: this.#registers,
+  });
+  readonly #operations = new Counter({
+    name: 'websites_sync_operations_total',
+    help: 'Create, update and delete operations by action and result.',
+    labelNames: ['action', 'result'],
+    registers: this.#registers,
+  });
+  readonly #requests = new Counter({
+    name: 'websites_sync_api_requests_total',
+    help: 'Requests to the website API by HTTP status (every attempt, retries included; "error" when no answer).',
+    labelNames: ['status'],
+    registers: this.#registers,
+  });
+  readonly #lastSuccess = new Gauge({
+    name: 'websites_sync_last_success_timestamp_seconds',
+    help: 'When the last successful run finished (Unix time); 0 before the first one.',
+    registers: this.#registers,
+  });
+  readonly #duration = new Histogram({
+    name: 'websites_sync_run_duration_seconds',
+    help: 'Duration of reconcile runs.',
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: this.#registers,
+  });
+  readonly #managed = new Gauge({
+    name: 'websites_sync_websites_managed',
+    help: 'Websites listed in the manifest in force.',
+    registers: this.#registers,
+  });
+  readonly #manifestValid = new Gauge({
+    name: 'websites_sync_manifest_valid',
+    help: '1 when the manifest file is valid, 0 while it is not (the last good one stays in force).',
+    registers: this.#registers,
+  });
+  readonly #heldBack = new Gauge({
+    name: 'websites_sync_websites_held_back',
+    help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected).',
+    labelNames: ['kind'],
+    registers: this.#registers,
+  });
 
   /** Counts every attempt by status (retries included); `error` when no HTTP answer came. */
   readonly hooks: AttemptHooks = {
@@ -49,58 +87,12 @@ export class DaemonMetrics {
   };
 
   constructor(options: DaemonMetricsOptions = {}) {
-    const registers = [this.registry];
-    this.#runs = new Counter({
-      name: 'websites_sync_runs_total',
-      help: 'Reconcile runs by result.',
-      labelNames: ['result'],
-      registers,
-    });
-    for (const result of RUN_RESULTS) this.#runs.inc({ result }, 0);
-    this.#operations = new Counter({
-      name: 'websites_sync_operations_total',
-      help: 'Create, update and delete operations by action and result.',
-      labelNames: ['action', 'result'],
-      registers,
-    });
     // Every series exists from the start, so `increase(...{result="failed"}[1h]) > 0` sees the first one.
+    for (const result of RUN_RESULTS) this.#runs.inc({ result }, 0);
     for (const [action, results] of Object.entries(OPERATION_RESULTS)) {
       for (const result of results) this.#operations.inc({ action, result }, 0);
     }
-    this.#requests = new Counter({
-      name: 'websites_sync_api_requests_total',
-      help: 'Requests to the website API by HTTP status (every attempt, retries included; "error" when no answer).',
-      labelNames: ['status'],
-      registers,
-    });
     this.#requests.inc({ status: 'error' }, 0);
-    this.#lastSuccess = new Gauge({
-      name: 'websites_sync_last_success_timestamp_seconds',
-      help: 'When the last successful run finished (Unix time); 0 before the first one.',
-      registers,
-    });
-    this.#duration = new Histogram({
-      name: 'websites_sync_run_duration_seconds',
-      help: 'Duration of reconcile runs.',
-      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
-      registers,
-    });
-    this.#managed = new Gauge({
-      name: 'websites_sync_websites_managed',
-      help: 'Websites listed in the manifest in force.',
-      registers,
-    });
-    this.#manifestValid = new Gauge({
-      name: 'websites_sync_manifest_valid',
-      help: '1 when the manifest file is valid, 0 while it is not (the last good one stays in force).',
-      registers,
-    });
-    this.#heldBack = new Gauge({
-      name: 'websites_sync_websites_held_back',
-      help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected).',
-      labelNames: ['kind'],
-      registers,
-    });
     for (const kind of ['observed', 'pending_delete', 'protected']) this.#heldBack.set({ kind }, 0);
     // prom-client samples event-loop lag every 10 ms by default, which alone wakes an idle daemon 100
     // times a second; 100 ms keeps the metric useful at a tenth of the cost.
@@ -125,7 +117,7 @@ export class DaemonMetrics {
 
   /** `--rate-budget` and the key's use, read at each scrape. */
   watchRate(rate: Pick<RateBudget, 'fraction' | 'limit' | 'used'>): void {
-    const registers = [this.registry];
+    const registers = this.#registers;
     new Gauge({
       name: 'websites_sync_rate_budget_ratio',
       help: 'Share of the API key rate limit the current phase may use (--rate-budget for periodic resyncs, 1 while applying).',

@@ -89,3 +89,16 @@ export class Scheduler {
     this.#interval = undefined;
   }
 }
+
+/** True when `work` settles within `ms`. */
+export async function withinGrace(work: Promise<void>, ms: number, timers: Timers): Promise<boolean> {
+  let timer: unknown;
+  const expired = new Promise<false>((done) => {
+    timer = timers.setTimeout(() => done(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), expired]);
+  } finally {
+    timers.clearTimeout(timer);
+  }
+}

@@ -191,15 +191,7 @@ function planUpdate(
       });
     }
   }
-  // A password left over from an earlier privacy 2: the service keeps it, and switching back to 2
-  // (from the web UI or a manifest) would silently re-enable it. Cleared with `password=` (null after
-  // the service's middleware), which it accepts only beside privacy 0 or 1.
-  if (
-    website.privacy !== 2 &&
-    remote.hasPassword === true &&
-    !ignored.includes('password') &&
-    !ignored.includes('privacy')
-  ) {
+  if (hasStalePassword(website, remote, ignored)) {
     send ??= {};
     fields ??= [];
     send.password = '';
@@ -215,6 +207,24 @@ function planUpdate(
     fields,
     risks: updateRisks(remote, send),
   };
+}
+
+/**
+ * A password left over from an earlier privacy 2: the service keeps it, and switching back to 2 (from
+ * the web UI or a manifest) would silently re-enable it. It is cleared with `password=` (null after the
+ * service's middleware), which the service accepts only beside privacy 0 or 1.
+ */
+function hasStalePassword(
+  website: DesiredWebsite,
+  remote: RemoteWebsite,
+  ignored: readonly WritableField[],
+): boolean {
+  return (
+    website.privacy !== 2 &&
+    remote.hasPassword === true &&
+    !ignored.includes('password') &&
+    !ignored.includes('privacy')
+  );
 }
 
 /**

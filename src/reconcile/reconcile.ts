@@ -100,27 +100,8 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     readState(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
-  let current = listed;
-  logger.debug({ stage: 'service', websites: current.length }, 'listed the account');
-  let { plan, stale, force } = planFrom(options, current, state);
-  // A listing read in several pages can miss an edit made meanwhile (one website deleted on an early
-  // page while another is added keeps every count right). Creates and deletes act on what the listing
-  // says is absent or present, so then those decisions are checked: by reading the account again until
-  // two listings agree, or, when fewer requests do it, by a lookup per create and a show per delete.
-  // A plan of updates only, and a converged account, cost nothing more.
-  if (!saved && !options.read && plan.changes.some((c) => c.kind !== 'update')) {
-    const confirm = options.service.confirmListing;
-    const decisions = {
-      absent: plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
-      present: plan.changes.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])),
-    };
-    const confirmed =
-      confirm && (await untilAborted(confirm.call(options.service, decisions), options.signal));
-    if (confirmed) {
-      current = confirmed;
-      ({ plan, stale, force } = planFrom(options, current, state));
-    }
-  }
+  logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
+  const { plan, current, stale, force } = await planConfirmed(options, listed, state);
   plan.warnings.push(...options.warnings);
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
@@ -151,6 +132,28 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
   });
   return { plan, current, applied };
+}
+
+/**
+ * The plan from the listing, its creates and deletes checked first. A listing read in several pages can
+ * miss an edit made meanwhile (one website deleted on an early page while another is added keeps every
+ * count right). Creates and deletes act on what the listing says is absent or present, so those
+ * decisions are checked: by reading the account again until two listings agree, or, when fewer requests
+ * do it, by a lookup per create and a show per delete. A plan of updates only, a converged account, a
+ * saved plan and a read of single websites (`read`) cost nothing more.
+ */
+async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
+  const first = { ...planFrom(options, listed, state), current: listed };
+  const confirm = options.service.confirmListing;
+  if (!confirm || options.saved || options.read || first.plan.changes.every((c) => c.kind === 'update')) {
+    return first;
+  }
+  const decisions = {
+    absent: first.plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
+    present: first.plan.changes.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])),
+  };
+  const confirmed = await untilAborted(confirm.call(options.service, decisions), options.signal);
+  return confirmed ? { ...planFrom(options, confirmed, state), current: confirmed } : first;
 }
 
 /** `--adopt`: the declared values of the adopted websites' write-only fields, as if they had been sent. */

@@ -1,4 +1,4 @@
-import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import { type RemoteWebsite, type WebsiteId, type WebsiteWrite, websiteKey } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport, JsonResponse } from './http.js';
@@ -30,6 +30,11 @@ export interface WebsiteService {
   findWebsite(domain: string): Promise<RemoteWebsite | undefined>;
   /** One website as stored now (`show`), or undefined when it no longer exists. */
   showWebsite?(id: WebsiteId): Promise<RemoteWebsite | undefined>;
+  /**
+   * The run's one concurrency limiter: whatever works in units (pages, operations) takes a slot per
+   * unit, and a unit sends one request at a time, so `--concurrency` bounds the requests in flight.
+   */
+  readonly limit?: LimitFunction;
   /** Stores sent for one website at most, each after a lookup found nothing (as many as other retries). */
   readonly storeAttempts?: number;
   createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite>;
@@ -39,8 +44,8 @@ export interface WebsiteService {
 }
 
 export interface HttpWebsiteServiceOptions {
-  /** Pages fetched at once. */
-  concurrency: number;
+  /** The run's one concurrency limiter (`--concurrency`): listings, lookups and apply share it. */
+  limit: LimitFunction;
   /** Attempts at a consistent listing before giving up. */
   listAttempts?: number;
 }
@@ -57,11 +62,15 @@ export class HttpWebsiteService implements WebsiteService {
     this.#options = options;
   }
 
+  get limit(): LimitFunction {
+    return this.#options.limit;
+  }
+
   async listWebsites(): Promise<RemoteWebsite[]> {
     const attempts = this.#options.listAttempts ?? 3;
     let problem = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      const listing = await readListing(this.#http, this.#options.concurrency);
+      const listing = await readListing(this.#http, this.#options.limit);
       if (listing.problem === undefined) {
         this.#unconfirmed = listing.pages > 1 ? listing.records : undefined;
         this.#unconfirmedPages = listing.pages;
@@ -98,7 +107,7 @@ export class HttpWebsiteService implements WebsiteService {
   }
 
   async #confirmDecisions(listing: RemoteWebsite[], decisions: ListingDecisions): Promise<RemoteWebsite[]> {
-    const limit = pLimit(this.#options.concurrency);
+    const { limit } = this.#options;
     const [found, gone] = await Promise.all([
       Promise.all(decisions.absent.map((domain) => limit(() => this.findWebsite(domain)))),
       Promise.all(decisions.present.map((id) => limit(async () => ((await this.#exists(id)) ? [] : [id])))),
@@ -115,7 +124,8 @@ export class HttpWebsiteService implements WebsiteService {
   }
 
   async findWebsite(domain: string): Promise<RemoteWebsite | undefined> {
-    for await (const page of listPages(this.#http, { concurrency: 1, search: domain })) {
+    // No slot taken: a create's lookup runs inside its operation's slot.
+    for await (const page of listPages(this.#http, { search: domain })) {
       const match = page.records.find((r) => websiteKey(r.domain) === websiteKey(domain));
       if (match) return match;
     }

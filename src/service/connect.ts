@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { AttemptHooks } from './attempt-types.js';
 import type { RateBudget } from './budget.js';
 import { HttpWebsiteService } from './client.js';
@@ -30,11 +31,11 @@ export function connectService(options: ConnectOptions): {
     apiKey: options.apiKey,
     userAgent: `websites-sync/${options.version}`,
     timeoutMs: options.timeoutMs,
-    connections: options.concurrency,
     hooks: options.hooks,
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
   });
-  const service = new HttpWebsiteService(http, { concurrency: options.concurrency });
+  // The one limiter of the run: the sockets follow from it (a unit of work sends one request at a time).
+  const service = new HttpWebsiteService(http, { limit: pLimit(Math.max(1, options.concurrency)) });
   return { service, close: () => http.close() };
 }

@@ -20,8 +20,11 @@ export interface HttpOptions {
   userAgent: string;
   /** Connect, headers and body timeout of each attempt. */
   timeoutMs: number;
-  /** Sockets kept open to the service; requests beyond wait in undici's queue. */
-  connections: number;
+  /**
+   * Sockets kept open to the service at most; none by default: the run's limiter (the service client's)
+   * bounds the requests in flight, and the sockets follow.
+   */
+  connections?: number;
   retry?: Partial<RetryTuning>;
   /** Observers of every attempt (metrics); they run after pacing. */
   hooks?: AttemptHooks;
@@ -74,7 +77,7 @@ export class HttpTransport {
     // The budget spaces attempts before the pacer counts them in flight.
     const hooks = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
     const agentOptions = {
-      connections: options.connections,
+      ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,

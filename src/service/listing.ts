@@ -1,3 +1,4 @@
+import type { LimitFunction } from 'p-limit';
 import { compareIds, type RemoteWebsite, type WebsiteId } from '../model/index.js';
 import type { HttpTransport } from './http.js';
 import { listPages, type Page } from './paging.js';
@@ -17,9 +18,9 @@ export interface Listing {
   problem: string | undefined;
 }
 
-export async function readListing(http: HttpTransport, concurrency: number): Promise<Listing> {
+export async function readListing(http: HttpTransport, limit: LimitFunction): Promise<Listing> {
   const pages: Page[] = [];
-  for await (const page of listPages(http, { concurrency })) pages.push(page);
+  for await (const page of listPages(http, { limit })) pages.push(page);
   return checkPages(pages);
 }
 

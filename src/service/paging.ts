@@ -1,3 +1,4 @@
+import type { LimitFunction } from 'p-limit';
 import type { RemoteWebsite } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
@@ -56,8 +57,11 @@ function toInt(value: unknown): number | undefined {
 }
 
 export interface PagingOptions {
-  /** Pages fetched at once once the first page told how many there are. */
-  concurrency: number;
+  /**
+   * The run's one limiter: every page fetch takes a slot, and as many pages as it has slots are read
+   * ahead. Without it (a lookup inside an operation that holds a slot already) pages are read one by one.
+   */
+  limit?: LimitFunction;
   search?: string;
 }
 
@@ -71,19 +75,21 @@ export const MAX_PAGES = 100_000;
  * that repeats an earlier one ends the listing: hostile or broken answers end, and clearly.
  */
 export async function* listPages(http: HttpTransport, options: PagingOptions): AsyncGenerator<Page> {
-  const fetchPage = async (page: number): Promise<Page> => {
+  const read = async (page: number): Promise<Page> => {
     const query: Record<string, string | number> = { page, per_page: PER_PAGE, sort_by: 'id', sort: 'asc' };
     if (options.search !== undefined) query.search = options.search;
     const { status, body } = await http.request('GET', LIST_PATH, { query });
     return parsePage(body, page, status);
   };
+  const { limit } = options;
+  const fetchPage = limit ? (page: number) => limit(() => read(page)) : read;
   const first = await fetchPage(1);
   yield first;
   const bound = pageBound(first);
   if (first.lastPage !== undefined) {
     if (first.lastPage > bound.max)
       throw notAddingUp(`it announces ${first.lastPage} pages, but ${bound.why}`);
-    yield* fetchAhead(first.lastPage, Math.max(1, options.concurrency), fetchPage);
+    yield* fetchAhead(first.lastPage, Math.max(1, limit?.concurrency ?? 1), fetchPage);
     return;
   }
   const seen = new Set([signature(first)]);
@@ -115,7 +121,7 @@ function signature(page: Page): string {
   return `${page.page}|${ids.length}|${ids[0]}|${ids[ids.length - 1]}`;
 }
 
-/** Pages 2..last, at most `concurrency` in flight, yielded in order. */
+/** Pages 2..last, at most `concurrency` asked for ahead (memory stays bounded), yielded in order. */
 async function* fetchAhead(
   last: number,
   concurrency: number,

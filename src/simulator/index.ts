@@ -78,6 +78,8 @@ export interface Simulator {
   readonly apiKey: string;
   /** Every request received, in arrival order (live array). */
   readonly requests: readonly RecordedRequest[];
+  /** The most requests handled at once since the start or the last clearRequests(). */
+  readonly maxInFlight: number;
   clearRequests(): void;
   /** Merges into the current fault options; `seed` restarts the PRNG, `script` replaces the queue. */
   setFaults(partial: Partial<FaultOptions>): void;
@@ -164,8 +166,12 @@ function buildSimulator({ server, handler, store, faults, now, host, port }: Par
       return handler.apiKey;
     },
     requests: handler.requests,
+    get maxInFlight() {
+      return handler.maxInFlight;
+    },
     clearRequests: () => {
       handler.requests.length = 0;
+      handler.maxInFlight = handler.inFlight;
     },
     setFaults: (partial) => faults.set(partial),
     setRateLimit: (rateLimit) => {

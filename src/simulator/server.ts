@@ -71,6 +71,9 @@ const API_PREFIX = '/api/v1/';
 
 export class SimulatorHandler {
   readonly requests: RecordedRequest[] = [];
+  /** Requests being handled now, and the most at once since the last clear. */
+  inFlight = 0;
+  maxInFlight = 0;
   onRequest: RequestHook | undefined;
   limiter: FixedWindowLimiter | undefined;
   readonly #config: HandlerConfig;
@@ -110,6 +113,9 @@ export class SimulatorHandler {
       at: this.#config.now(),
     };
     this.requests.push(record);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.once('close', () => this.inFlight--);
     const exchange: Exchange = { req, res, record, url, json: expectsJson(req.headers) };
     try {
       await this.onRequest?.(record);

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import pino from 'pino';
 import { parseManifest } from '../../src/manifest/index.js';
 import { type ReconcileResult, reconcile } from '../../src/reconcile/reconcile.js';
@@ -71,7 +72,7 @@ function connectForTest(options: SyncOptions, concurrency: number) {
     retry: options.retry,
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
   });
-  return { service: new HttpWebsiteService(http, { concurrency }), close: () => http.close() };
+  return { service: new HttpWebsiteService(http, { limit: pLimit(concurrency) }), close: () => http.close() };
 }
 
 /** Requests to the API, as "METHOD path" lines, for exact request-count assertions. */

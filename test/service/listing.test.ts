@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpWebsiteService } from '../../src/service/client.js';
 import { HttpTransport } from '../../src/service/http.js';
@@ -52,7 +53,7 @@ describe('HttpWebsiteService listing while someone edits the account', () => {
       timeoutMs: 5_000,
       connections: 4,
     });
-    service = new HttpWebsiteService(http, { concurrency: 4 });
+    service = new HttpWebsiteService(http, { limit: pLimit(4) });
   }
 
   /** Runs `edit` once, when the first page after page 1 is asked for. */

@@ -1,0 +1,52 @@
+import type { Logger } from 'pino';
+import type { PlanSummary } from '../plan/index.js';
+import type { ReconcileResult } from '../reconcile/index.js';
+
+// What each run says in the log: its result line, and what its plan held back (observed drift, pending
+// deletes, protected websites), which the metrics count too.
+
+export function heldBackOf({ observed, pending_delete, protected: kept }: PlanSummary) {
+  return { observed, pending_delete, protected: kept };
+}
+
+/** A bad merge under delete_delay, or drift on an observed website, is a warning in every run's log. */
+export function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
+  if (plan.pendingDeletes.length > 0) {
+    const pending = plan.pendingDeletes.map(({ domain, id, since, due }) => ({ domain, id, since, due }));
+    logger.warn({ stage: 'plan', pending }, `${pending.length} delete(s) pending (delete_delay)`);
+  }
+  if (plan.observed.length > 0) {
+    const drifted = plan.observed.map((change) => change.domain);
+    logger.warn({ stage: 'plan', drifted }, `${drifted.length} observed website(s) drifted (not applied)`);
+  }
+}
+
+export function suffix(reason: string | undefined): string {
+  return reason ? `: ${reason}` : '';
+}
+
+/** What the run's line says (the daemon's RunReport). */
+interface RunLine {
+  triggers: readonly string[];
+  result: string;
+  summary?: PlanSummary;
+  outcomes: ReadonlyArray<{ result: string }>;
+  durationMs: number;
+  reason?: string;
+}
+
+/** One line per run: its result, the plan's counts, failures and duration; the level follows the result. */
+export function logRun(report: RunLine, logger: Logger): void {
+  const fields = {
+    stage: 'daemon',
+    triggers: report.triggers,
+    result: report.result,
+    ...report.summary,
+    failed: report.outcomes.filter((o) => o.result === 'failed').length,
+    durationMs: report.durationMs,
+  };
+  const message = `run ${report.result}${suffix(report.reason)}`;
+  if (report.result === 'success') logger.info(fields, message);
+  else if (report.result === 'failure') logger.error(fields, message);
+  else logger.warn(fields, message);
+}
