@@ -1,4 +1,41 @@
-import { optionsHelp } from './options.js';
+import { OPTION_TABLE, type OptionCommand, type OptionName, type OptionSpec } from './options.js';
+
+const HELP_COLUMN = 29;
+const WIDTH = 100;
+
+/** The "Options:" lines of a command's help, from the table. */
+function optionsHelp(command: OptionCommand): string {
+  const lines: string[] = [];
+  for (const [name, spec] of Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>) {
+    if (!spec.commands.includes(command)) continue;
+    const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.arg ? ` ${spec.arg}` : ''}`;
+    const notes = [
+      spec.env,
+      spec.default ? `default ${spec.default}` : spec.defaultNote && `default ${spec.defaultNote}`,
+    ]
+      .filter(Boolean)
+      .join('; ');
+    const text = notes ? `${spec.help} (${notes})` : spec.help;
+    const head = `  ${flag}`;
+    const words = text.split(' ');
+    let line =
+      head.length + 1 < HELP_COLUMN ? head.padEnd(HELP_COLUMN) : `${head}\n${''.padEnd(HELP_COLUMN)}`;
+    let width = line.length - line.lastIndexOf('\n') - 1;
+    let first = true;
+    for (const word of words) {
+      if (!first && width + word.length + 1 > WIDTH) {
+        line += `\n${''.padEnd(HELP_COLUMN)}`;
+        width = HELP_COLUMN;
+        first = true;
+      }
+      line += `${first ? '' : ' '}${word}`;
+      width += word.length + (first ? 0 : 1);
+      first = false;
+    }
+    lines.push(line);
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 export const HELP = `websites-sync — keep the tracked websites of an analytics account equal to websites.yaml
 

@@ -1,9 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Outcome } from '../apply/index.js';
-import type { Redactor, RemoteWebsite } from '../model/index.js';
-import { eventsOfRun, manifestEvent, type Notifier } from '../notify/index.js';
-import { type PlanSummary, summarise, toJsonPlan } from '../plan/index.js';
+import type { RemoteWebsite } from '../model/index.js';
+import { eventsOfRun, manifestEvent } from '../notify/index.js';
+import { summarise, toJsonPlan } from '../plan/index.js';
 import {
   classifyRun,
   factsOfRun,
@@ -12,81 +11,17 @@ import {
   reconcile,
   summariseOutcome,
 } from '../reconcile/index.js';
-import type { RateBudget, WebsiteService } from '../service/index.js';
 import { KnownListing } from './known-listing.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
-import type { DaemonMetrics, RunResult } from './metrics.js';
 import { heldBackOf, logRun, suffix, warnHeldBack } from './run-log.js';
-import { realTimers, Scheduler, type Timers, type Trigger, withinGrace } from './scheduler.js';
+import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
+import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
 import { ManifestWatcher } from './watch.js';
 
 // The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
 // one `reconcile()`, exactly what `--once` does.
 
 export const DEFAULT_DEBOUNCE_MS = 300;
-
-export interface DaemonOptions {
-  manifest: string;
-  /** For `${NAME}` interpolation in the manifest. */
-  env: NodeJS.ProcessEnv;
-  service: WebsiteService;
-  baseUrl: string;
-  /** Keys fingerprints (derived from the API key). */
-  secret: string;
-  statePath: string;
-  /** `--backup-file`: deleted websites' settings, written before each delete. */
-  backupPath?: string;
-  /** `--prune`; `prune: true` in the manifest also allows deletes. */
-  prune: boolean;
-  /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
-  deleteDelayMs?: number;
-  force: boolean;
-  /** Observe mode: every run logs its plan and changes nothing. */
-  dryRun: boolean;
-  concurrency: number;
-  intervalMs: number;
-  /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
-  debounceMs?: number;
-  logger: Logger;
-  /** Learns the passwords of every manifest that comes into force (see Redactor). */
-  redactor?: Redactor;
-  /** `--notify-url`: drift corrected, failures, refusals, scheduled deletes, manifest validity. */
-  notifier?: Notifier;
-  metrics?: DaemonMetrics;
-  /**
-   * `--rate-budget`: the reads of periodic resyncs (and the first run) use `periodic` of the key's
-   * limit; a run the operator asked for (a manifest change, SIGHUP) and every apply use all of it.
-   */
-  rateBudget?: { budget: RateBudget; periodic: number };
-  timers?: Timers;
-  /** Milliseconds since the epoch (durations and the last-success timestamp). */
-  now?: () => number;
-}
-
-export interface RunReport {
-  /** 1 for the first run of this daemon. */
-  run: number;
-  triggers: Trigger[];
-  result: RunResult;
-  durationMs: number;
-  /** Absent when no plan was computed. */
-  summary?: PlanSummary;
-  outcomes: Outcome[];
-  /** Why the run did not succeed, in a few words. */
-  reason?: string;
-}
-
-export interface Readiness {
-  ready: boolean;
-  reason: string;
-}
-
-export interface DaemonEvents {
-  'run-started': [{ run: number; triggers: Trigger[] }];
-  'run-finished': [RunReport];
-  /** A run ended and no other one is pending. */
-  idle: [];
-}
 
 type RunEnd = Omit<RunReport, 'run' | 'triggers' | 'durationMs'>;
 

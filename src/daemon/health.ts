@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Readiness } from './daemon.js';
+import type { Readiness } from './types.js';
 
 // `--listen`: what an orchestrator and Prometheus ask. Liveness says only that the process answers
 // (restarting a daemon because the manifest is broken would not fix the manifest); readiness says the

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { Daemon, type DaemonOptions } from './daemon.js';
+import { Daemon } from './daemon.js';
 import { type HealthServer, type ListenAddress, startHealthServer } from './health.js';
 import type { DaemonMetrics } from './metrics.js';
 import { bindSignals, type SignalSource } from './signals.js';
+import type { DaemonOptions } from './types.js';
 
 // The daemon as a process runs it: health server, signal handlers, and a shutdown that lets in-flight
 // work finish within a bounded grace period (Kubernetes sends SIGKILL 30 s after SIGTERM by default).

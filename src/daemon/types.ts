@@ -1,0 +1,73 @@
+// The daemon's settings and what it reports, apart from the class so the health server and the launcher
+// can name them without importing the daemon.
+import type { Logger } from 'pino';
+import type { Outcome } from '../apply/index.js';
+import type { Redactor } from '../model/index.js';
+import type { Notifier } from '../notify/index.js';
+import type { PlanSummary } from '../plan/index.js';
+import type { RateBudget, WebsiteService } from '../service/index.js';
+import type { DaemonMetrics, RunResult } from './metrics.js';
+import type { Timers, Trigger } from './scheduler.js';
+
+export interface DaemonOptions {
+  manifest: string;
+  /** For `${NAME}` interpolation in the manifest. */
+  env: NodeJS.ProcessEnv;
+  service: WebsiteService;
+  baseUrl: string;
+  /** Keys fingerprints (derived from the API key). */
+  secret: string;
+  statePath: string;
+  /** `--backup-file`: deleted websites' settings, written before each delete. */
+  backupPath?: string;
+  /** `--prune`; `prune: true` in the manifest also allows deletes. */
+  prune: boolean;
+  /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
+  deleteDelayMs?: number;
+  force: boolean;
+  /** Observe mode: every run logs its plan and changes nothing. */
+  dryRun: boolean;
+  concurrency: number;
+  intervalMs: number;
+  /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
+  debounceMs?: number;
+  logger: Logger;
+  /** Learns the passwords of every manifest that comes into force (see Redactor). */
+  redactor?: Redactor;
+  /** `--notify-url`: drift corrected, failures, refusals, scheduled deletes, manifest validity. */
+  notifier?: Notifier;
+  metrics?: DaemonMetrics;
+  /**
+   * `--rate-budget`: the reads of periodic resyncs (and the first run) use `periodic` of the key's
+   * limit; a run the operator asked for (a manifest change, SIGHUP) and every apply use all of it.
+   */
+  rateBudget?: { budget: RateBudget; periodic: number };
+  timers?: Timers;
+  /** Milliseconds since the epoch (durations and the last-success timestamp). */
+  now?: () => number;
+}
+
+export interface RunReport {
+  /** 1 for the first run of this daemon. */
+  run: number;
+  triggers: Trigger[];
+  result: RunResult;
+  durationMs: number;
+  /** Absent when no plan was computed. */
+  summary?: PlanSummary;
+  outcomes: Outcome[];
+  /** Why the run did not succeed, in a few words. */
+  reason?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  reason: string;
+}
+
+export interface DaemonEvents {
+  'run-started': [{ run: number; triggers: Trigger[] }];
+  'run-finished': [RunReport];
+  /** A run ended and no other one is pending. */
+  idle: [];
+}
