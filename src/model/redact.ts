@@ -4,42 +4,54 @@
 // every password of the manifest, in every spelling they can take on the way (JSON-escaped,
 // URL-encoded, form-encoded).
 
-/** Shorter secrets are not redacted: masking every "abc" in the output would make it unreadable. */
+/**
+ * Shorter secrets are masked only where they stand as a word of their own (not inside a longer run of
+ * letters and digits): masking every "abc" in the output would make it unreadable, yet a 422 quoting a
+ * 3-character password must not print it.
+ */
 export const MIN_SECRET_LENGTH = 4;
 export const REDACTED = '[redacted]';
 
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** One alternation, longest first, so a secret that contains another is removed whole. */
+function alternation(secrets: ReadonlySet<string>): string {
+  return [...secrets]
+    .sort((a, b) => b.length - a.length)
+    .map(escape)
+    .join('|');
+}
+
 export class Redactor {
   readonly #secrets = new Set<string>();
-  #pattern: RegExp | undefined;
+  readonly #short = new Set<string>();
+  #patterns: RegExp[] | undefined;
 
-  /** Remembers a secret (and its encoded spellings) from now on; short or empty values are skipped. */
+  /** Remembers a secret (and its encoded spellings) from now on; empty values are skipped. */
   add(secret: string | undefined): void {
-    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
+    if (secret === undefined || secret === '') return;
+    const into = secret.length < MIN_SECRET_LENGTH ? this.#short : this.#secrets;
     const spellings = [
       secret,
       JSON.stringify(secret).slice(1, -1),
       encodeURIComponent(secret),
       new URLSearchParams({ s: secret }).toString().slice(2),
     ];
-    let added = false;
     for (const spelling of spellings) {
-      if (this.#secrets.has(spelling)) continue;
-      this.#secrets.add(spelling);
-      added = true;
+      if (into.has(spelling)) continue;
+      into.add(spelling);
+      this.#patterns = undefined;
     }
-    if (added) this.#pattern = undefined;
   }
 
   redact(text: string): string {
-    if (this.#secrets.size === 0) return text;
-    this.#pattern ??= new RegExp(
-      // Longest first, so a secret that contains another is removed whole.
-      [...this.#secrets]
-        .sort((a, b) => b.length - a.length)
-        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('|'),
-      'g',
-    );
-    return text.replace(this.#pattern, REDACTED);
+    if (this.#secrets.size === 0 && this.#short.size === 0) return text;
+    this.#patterns ??= [
+      ...(this.#secrets.size > 0 ? [new RegExp(alternation(this.#secrets), 'g')] : []),
+      ...(this.#short.size > 0
+        ? [new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternation(this.#short)})(?![\\p{L}\\p{N}])`, 'gu')]
+        : []),
+    ];
+    return this.#patterns.reduce((result, pattern) => result.replace(pattern, REDACTED), text);
   }
 }

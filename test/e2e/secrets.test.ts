@@ -52,6 +52,14 @@ describe('secrets the service echoes', () => {
     expectNoSecret(await everythingWritten(run.stdout, run.stderr));
   });
 
+  it('a 422 quoting a 3-character password: masked too', async () => {
+    simulator.setFaults({ script: ['none', 'echo-422'] });
+    const run = await runCli(['--once'], { ...env, SHOP_PASSWORD: 'pw1' });
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain('The password "[redacted]" is not valid.');
+    expect(await everythingWritten(run.stdout, run.stderr)).not.toMatch(/\bpw1\b/);
+  });
+
   it('an HTML error page repeating the Authorization header and the body: masked', async () => {
     simulator.setFaults({
       script: ['echo-html', 'echo-html', 'echo-html', 'echo-html', 'echo-html', 'echo-html'],
@@ -88,12 +96,23 @@ describe('a base URL with credentials', () => {
 });
 
 describe('Redactor', () => {
-  it('masks every spelling of a secret and leaves short values alone', () => {
+  it('masks every spelling of a secret', () => {
     const redactor = new Redactor();
     redactor.add('a"b c&d');
-    redactor.add('abc');
-    expect(redactor.redact('raw a"b c&d json a\\"b c&d url a%22b%20c%26d form a%22b+c%26d abc')).toBe(
-      'raw [redacted] json [redacted] url [redacted] form [redacted] abc',
+    expect(redactor.redact('raw a"b c&d json a\\"b c&d url a%22b%20c%26d form a%22b+c%26d')).toBe(
+      'raw [redacted] json [redacted] url [redacted] form [redacted]',
+    );
+  });
+
+  it('masks a short secret where it stands alone, not inside longer words', () => {
+    const redactor = new Redactor();
+    redactor.add('ab1');
+    redactor.add('é!');
+    expect(redactor.redact('The password "ab1" is not valid. password=ab1&x; Xab1 ab12 tab1e')).toBe(
+      'The password "[redacted]" is not valid. password=[redacted]&x; Xab1 ab12 tab1e',
+    );
+    expect(redactor.redact('{"password":"é!"} password=%C3%A9! née!')).toBe(
+      '{"password":"[redacted]"} password=[redacted] née!',
     );
   });
 });
