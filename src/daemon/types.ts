@@ -5,11 +5,17 @@ import type { Outcome } from '../apply/index.js';
 import type { Redactor } from '../model/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { PlanSummary } from '../plan/index.js';
+import type { RunSettings } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import type { Timers, Trigger } from './scheduler.js';
 
-export interface DaemonOptions {
+/**
+ * The run's settings as reconcile takes them (`prune: true` in the manifest also allows deletes; with
+ * `dryRun` the daemon is in observe mode: every run logs its plan and changes nothing), and what only
+ * the daemon needs. The daemon never adopts: `--adopt` is for one `--once` run.
+ */
+export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
   manifest: string;
   /** For `${NAME}` interpolation in the manifest. */
   env: NodeJS.ProcessEnv;
@@ -17,17 +23,6 @@ export interface DaemonOptions {
   baseUrl: string;
   /** Keys fingerprints (derived from the API key). */
   secret: string;
-  statePath: string;
-  /** `--backup-file`: deleted websites' settings, written before each delete. */
-  backupPath?: string;
-  /** `--prune`; `prune: true` in the manifest also allows deletes. */
-  prune: boolean;
-  /** `--delete-delay`; otherwise the manifest's `delete_delay` applies. */
-  deleteDelayMs?: number;
-  force: boolean;
-  /** Observe mode: every run logs its plan and changes nothing. */
-  dryRun: boolean;
-  concurrency: number;
   intervalMs: number;
   /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
   debounceMs?: number;

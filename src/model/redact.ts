@@ -12,13 +12,13 @@
 export const MIN_SECRET_LENGTH = 4;
 export const REDACTED = '[redacted]';
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** One alternation, longest first, so a secret that contains another is removed whole. */
 function alternation(secrets: ReadonlySet<string>): string {
   return [...secrets]
     .sort((a, b) => b.length - a.length)
-    .map(escape)
+    .map(escapeRegExp)
     .join('|');
 }
 
