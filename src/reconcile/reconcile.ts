@@ -107,9 +107,8 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   if (stale.length > 0) return { plan, current, stale };
 
   // Protection, pending deletes and adopted fingerprints are remembered by every real run, a refused
-  // one included: they change nothing on the account. A dry run writes nothing; a saved plan only
-  // sends its operations.
-  const writes = !options.dryRun && !saved;
+  // one and a saved plan's included: they change nothing on the account. A dry run writes nothing.
+  const writes = !options.dryRun;
   const lifecycle = writes && recordLifecycle(state, plan.remember);
   const remembered = (writes && recordAdopted(state, plan)) || lifecycle;
   const refused = force
@@ -226,7 +225,8 @@ function planFrom(
   });
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
-    plan: planFromSaved(saved.file, desired, current.length),
+    // Not stale means the fresh plan agrees with the saved one: what it asks the state to remember holds.
+    plan: { ...planFromSaved(saved.file, desired, current.length), remember: fresh.remember },
     stale: staleReasons(saved.file, { desired, current, state, fresh, secret: options.secret }),
     force: options.force || saved.file.saved_plan.force,
   };

@@ -1,4 +1,4 @@
-import type { DesiredState, WebsiteWrite, WritableField } from '../model/index.js';
+import type { DesiredState, DesiredWebsite, WebsiteWrite, WritableField } from '../model/index.js';
 import {
   type Change,
   emptyPlan,
@@ -11,15 +11,17 @@ import type { SavedOperation, SavedPlanFile, SavedSend } from './format.js';
 
 /**
  * The saved operations as a Plan that apply can execute: exactly what was saved, with each password
- * taken from the environment (through the manifest). Only call it on a plan that is not stale: then
- * the password's HMAC matches the one planned.
+ * taken from the environment (through the manifest), and what the manifest says of a create beyond its
+ * values (`protect`, `ignore_fields`). Only call it on a plan that is not stale: then the password's
+ * HMAC matches the one planned, and the manifest is the one planned from. What the state must remember
+ * is the caller's to add (the fresh plan's, which agrees with this one).
  */
 export function planFromSaved(file: SavedPlanFile, desired: DesiredState, accountSize: number): Plan {
-  const passwords = new Map(desired.websites.map((w) => [w.domain, w.password]));
+  const declared = new Map(desired.websites.map((w) => [w.domain, w]));
   const changes = file.saved_plan.operations.map((op, index) => {
     // parseSavedPlan checked that changes and operations are aligned.
     const shown = file.changes[index]!;
-    return toChange(op, shown, passwords.get(op.domain));
+    return toChange(op, shown, declared.get(op.domain));
   });
   return {
     ...emptyPlan(accountSize),
@@ -27,22 +29,27 @@ export function planFromSaved(file: SavedPlanFile, desired: DesiredState, accoun
     unchanged: file.summary.unchanged,
     ignored: [...file.ignored],
     unmanaged: [...file.unmanaged],
-    // Shown again as saved; a saved plan sends only its operations and records no lifecycle change.
+    // Shown again as saved.
     pendingDeletes: file.pending_deletes.map((pending) => ({ ...pending })),
     protected: file.protected.map((kept) => kept.domain),
   };
 }
 
-function toChange(op: SavedOperation, shown: JsonChange, password: string | undefined): Change {
+function toChange(op: SavedOperation, shown: JsonChange, website: DesiredWebsite | undefined): Change {
   const fields = Object.entries(shown.fields).map(
     ([field, json]): FieldChange => fromJsonField(field as WritableField, json),
   );
   const base = { domain: op.domain, fields, risks: [...shown.risks] };
   if (op.action === 'delete') return { kind: 'delete', id: op.id!, ...base };
-  const send = toWrite(op.send ?? {}, password);
-  return op.action === 'create'
-    ? { kind: 'create', send, ...base }
-    : { kind: 'update', id: op.id!, send, ...base };
+  const send = toWrite(op.send ?? {}, website?.password);
+  if (op.action === 'update') return { kind: 'update', id: op.id!, send, ...base };
+  return {
+    kind: 'create',
+    send,
+    ...base,
+    ...(website?.protect ? { protect: true } : {}),
+    ...(website?.ignoreFields?.length ? { ignoreFields: website.ignoreFields } : {}),
+  };
 }
 
 function toWrite(saved: SavedSend, password: string | undefined): WebsiteWrite {

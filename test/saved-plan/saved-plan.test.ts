@@ -227,6 +227,14 @@ describe('planFromSaved', () => {
     const create = planFromSaved(file, s.desired, 3).changes.find((c) => c.kind === 'create');
     expect(create).toMatchObject({ kind: 'create', send: { privacy: 2, password: PASSWORD } });
   });
+
+  it("keeps a create's protect and ignore_fields, which say what the apply may remember and send", () => {
+    const s = scenario();
+    s.desired.websites.push(desiredSite('new.example.com', { protect: true, ignoreFields: ['email'] }));
+    const file = save(s.desired, s.current, s.state);
+    const create = planFromSaved(file, s.desired, 3).changes.find((c) => c.domain === 'new.example.com');
+    expect(create).toMatchObject({ kind: 'create', protect: true, ignoreFields: ['email'] });
+  });
 });
 
 describe('parseSavedPlan', () => {
