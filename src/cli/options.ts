@@ -89,7 +89,7 @@ export const OPTION_TABLE = {
     type: 'string',
     env: 'WEBSITES_SYNC_NOTIFY_URL',
     arg: 'URL',
-    help: 'POST a JSON event (with a "text" field, for Slack-compatible webhooks) on drift corrected, failures, refusals, scheduled or due deletes, manifest invalid/valid; https://, or http:// to this machine',
+    help: 'POST a JSON event (with a "text" field, for Slack-compatible webhooks) on drift corrected or observed, failures, refusals, scheduled or due deletes, manifest invalid/valid; https://, or http:// to this machine',
     read: checkNotifyUrl,
     commands: RUN,
   },

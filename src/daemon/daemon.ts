@@ -181,7 +181,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       resync: !triggers.includes('change') && !triggers.includes('start'),
       delayed: (this.#options.deleteDelayMs ?? manifest.desired.deleteDelayMs ?? 0) > 0,
     });
-    notifier.notify(eventsOfRun(facts));
+    notifier.notifyRun(eventsOfRun(facts));
   }
 
   #reconcile(

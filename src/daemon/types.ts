@@ -29,7 +29,7 @@ export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
   logger: Logger;
   /** Learns the passwords of every manifest that comes into force (see Redactor). */
   redactor?: Redactor;
-  /** `--notify-url`: drift corrected, failures, refusals, scheduled deletes, manifest validity. */
+  /** `--notify-url`: drift corrected or observed, failures, refusals, scheduled deletes, manifest validity. */
   notifier?: Notifier;
   metrics?: DaemonMetrics;
   /**

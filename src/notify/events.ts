@@ -1,9 +1,10 @@
 // What a run is worth telling someone about, as webhook events. Built from the run's outcome and plan
 // only (never from a secret), in one place for --once and the daemon.
-import type { Plan } from '../plan/index.js';
+import { type Change, isResendOnly, type Plan } from '../plan/index.js';
 
 export type NotifyKind =
   | 'drift_corrected'
+  | 'drift_observed'
   | 'operation_failed'
   | 'refused'
   | 'delete_scheduled'
@@ -11,21 +12,41 @@ export type NotifyKind =
   | 'manifest_invalid'
   | 'manifest_valid';
 
+/** The kinds a run's events are made of (`eventsOfRun`); the manifest's validity is told apart. */
+export const RUN_KINDS: readonly NotifyKind[] = [
+  'drift_corrected',
+  'drift_observed',
+  'operation_failed',
+  'refused',
+  'delete_scheduled',
+  'delete_due',
+];
+
 export interface NotifyEvent {
   event: NotifyKind;
   /** One line a Slack-compatible incoming webhook shows as the message. */
   text: string;
   websites: string[];
+  /**
+   * What else tells this event from an earlier one of its kind (the values that drifted): compared
+   * when deduplicating, never sent.
+   */
+  details?: string;
+}
+
+/** What an event is about: the notifier remembers the last event sent per topic. */
+export function topicOf(kind: NotifyKind): string {
+  return kind === 'manifest_valid' || kind === 'manifest_invalid' ? 'manifest' : kind;
 }
 
 export interface RunFacts {
   plan: Plan;
   /** Domains whose operation failed or was not attempted. */
   failed: string[];
+  /** The changes of the plan that were applied and succeeded (none in a dry run or a refused run). */
+  succeeded: Change[];
   /** Why the mass-delete guard refused the run. */
   refused?: string;
-  /** Whether the plan was applied (not a dry run) and changed something. */
-  applied: boolean;
   /** A periodic resync (the daemon's interval): changes it applies are drift corrected. */
   resync: boolean;
   /** Whether the run works under a delete delay (its deletes were scheduled before they became due). */
@@ -35,12 +56,11 @@ export interface RunFacts {
 export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   const { plan } = facts;
   const events: NotifyEvent[] = [];
-  const changed = plan.changes.map((c) => `${c.kind} ${c.domain}`);
   if (facts.refused) {
     events.push({
       event: 'refused',
       text: `websites-sync refused the run: ${facts.refused}`,
-      websites: changed,
+      websites: plan.changes.map((c) => `${c.kind} ${c.domain}`),
     });
   }
   if (facts.failed.length > 0) {
@@ -50,13 +70,50 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
       websites: facts.failed,
     });
   }
-  if (facts.applied && facts.resync && changed.length > 0) {
-    events.push({
+  if (facts.resync) events.push(...driftCorrected(facts.succeeded));
+  events.push(...driftObserved(plan.observed), ...deleteEvents(facts));
+  return events;
+}
+
+/**
+ * Drift a resync corrected: only the operations that succeeded, and not the updates that only resent
+ * write-only fields the service does not return (nothing was known to differ).
+ */
+function driftCorrected(succeeded: readonly Change[]): NotifyEvent[] {
+  const drifted = succeeded.filter((c) => !isResendOnly(c));
+  if (drifted.length === 0) return [];
+  const corrected = drifted.map((c) => `${c.kind} ${c.domain}`);
+  return [
+    {
       event: 'drift_corrected',
-      text: `websites-sync corrected drift on ${changed.length} website(s): ${changed.join(', ')}`,
-      websites: changed,
-    });
-  }
+      text: `websites-sync corrected drift on ${corrected.length} website(s): ${corrected.join(', ')}`,
+      websites: corrected,
+      details: detailsOf(drifted),
+    },
+  ];
+}
+
+/** Drift of `observe: true` websites: shown in plans and told, never applied. */
+function driftObserved(observed: readonly Change[]): NotifyEvent[] {
+  if (observed.length === 0) return [];
+  const drifted = observed.map((c) =>
+    c.kind === 'create'
+      ? `${c.domain} (missing from the account)`
+      : `${c.domain} (${c.fields.map((f) => f.field).join(', ')})`,
+  );
+  return [
+    {
+      event: 'drift_observed',
+      text: `websites-sync: ${observed.length} observed website(s) drifted (not applied, observe: true): ${drifted.join(', ')}`,
+      websites: observed.map((c) => c.domain),
+      details: detailsOf(observed),
+    },
+  ];
+}
+
+function deleteEvents(facts: RunFacts): NotifyEvent[] {
+  const { plan } = facts;
+  const events: NotifyEvent[] = [];
   if (plan.pendingDeletes.length > 0) {
     const pending = plan.pendingDeletes.map((p) => `${p.domain} (after ${p.due})`);
     events.push({
@@ -74,6 +131,11 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
     });
   }
   return events;
+}
+
+/** The fields of the changes as plans show them (never a secret): a new value is a new event. */
+function detailsOf(changes: readonly Change[]): string {
+  return JSON.stringify(changes.map((c) => [c.kind, c.domain, c.fields]));
 }
 
 export function manifestEvent(valid: boolean, detail: string): NotifyEvent {

@@ -1,10 +1,11 @@
 // POSTs events to a webhook (`--notify-url`). Sending is bounded (a timeout, a few tries), never blocks
 // or fails a run, never carries a secret (every body passes the run's redactor), and the same event is
-// not sent twice in a row.
+// not sent twice in a row: the last event sent is remembered per topic (its kind), so a run that has
+// several things to tell sends each once while it stays the same, and again when it changes.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from 'undici';
-import type { NotifyEvent } from './events.js';
+import { type NotifyEvent, RUN_KINDS, topicOf } from './events.js';
 
 export interface NotifierOptions {
   url: string;
@@ -17,22 +18,38 @@ export interface NotifierOptions {
 
 export class Notifier {
   readonly #options: NotifierOptions;
-  #last: string | undefined;
+  /** Per topic, the hash of the last event sent about it. */
+  readonly #last = new Map<string, string>();
   #pending: Promise<void> = Promise.resolve();
 
   constructor(options: NotifierOptions) {
     this.#options = options;
   }
 
-  /** Queues the events; returns at once. `flush` waits for them (bounded). */
+  /**
+   * Queues the events that differ from the last one sent about the same topic; returns at once.
+   * `flush` waits for them (bounded).
+   */
   notify(events: readonly NotifyEvent[]): void {
     for (const event of events) {
-      const body = this.#options.redact(JSON.stringify({ ...event, at: new Date().toISOString() }));
+      const topic = topicOf(event.event);
       const hash = createHash('sha256').update(JSON.stringify(event)).digest('hex');
-      if (hash === this.#last) continue;
-      this.#last = hash;
+      if (this.#last.get(topic) === hash) continue;
+      this.#last.set(topic, hash);
+      const { details: _compared, ...shown } = event;
+      const body = this.#options.redact(JSON.stringify({ ...shown, at: new Date().toISOString() }));
       this.#pending = this.#pending.then(() => this.#send(event.event, body));
     }
+  }
+
+  /**
+   * The events of one run (`eventsOfRun`): as `notify`, and what the run no longer has to tell is
+   * forgotten, so a situation that ends and comes back is told again.
+   */
+  notifyRun(events: readonly NotifyEvent[]): void {
+    const told = new Set(events.map((event) => topicOf(event.event)));
+    for (const kind of RUN_KINDS) if (!told.has(topicOf(kind))) this.#last.delete(topicOf(kind));
+    this.notify(events);
   }
 
   flush(): Promise<void> {

@@ -11,7 +11,7 @@ import {
 } from '../model/index.js';
 import type { StateData } from '../state/index.js';
 import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
-import { planPrune, rememberProtection } from './lifecycle.js';
+import { observedDrift, planPrune, rememberProtection } from './lifecycle.js';
 import {
   ACTION_ORDER,
   type Change,
@@ -60,8 +60,7 @@ export function computePlan(input: PlanInput): Plan {
       matched++;
       rememberProtection(website, remote, plan);
     }
-    const planned = remote ? planUpdate(website, remote, state) : planCreate(website);
-    const change = input.adopt && planned?.kind === 'update' ? adoptUnknown(planned, website, plan) : planned;
+    const change = planWebsite(website, remote, input, plan);
     if (!change) plan.unchanged++;
     else if (website.observe) plan.observed.push(change);
     else plan.changes.push(change);
@@ -133,6 +132,20 @@ const NOTHING_IGNORED: readonly WritableField[] = [];
 /** `ignore_fields`: owned by someone else, so never compared, shown or sent. */
 function ignoredOf(website: DesiredWebsite): readonly WritableField[] {
   return website.ignoreFields ?? NOTHING_IGNORED;
+}
+
+/** A listed website: created, updated (with `--adopt`, less what it adopts), or only observed. */
+function planWebsite(
+  website: DesiredWebsite,
+  remote: RemoteWebsite | undefined,
+  input: PlanInput,
+  plan: Plan,
+): Change | undefined {
+  if (!remote) return planCreate(website);
+  const change = planUpdate(website, remote, input.state);
+  if (!change) return undefined;
+  if (website.observe) return observedDrift(change, comparePassword(website, remote, input.state));
+  return input.adopt ? adoptUnknown(change, website, plan) : change;
 }
 
 function planCreate(website: DesiredWebsite): CreateChange {

@@ -1,7 +1,7 @@
 import type { DesiredWebsite, RemoteWebsite } from '../model/index.js';
 import { isProtected, pendingSince, type StateData } from '../state/index.js';
-import { destroyedSettings } from './compare.js';
-import type { DeleteChange, Plan } from './types.js';
+import { destroyedSettings, type FieldVerdict } from './compare.js';
+import { type DeleteChange, type Plan, SENSITIVE, type UpdateChange } from './types.js';
 
 // Where a website that prune would delete goes: kept (protected), held back (delete_delay), or
 // deleted now; and what the state must remember about protection. Pure: the clock comes in as `now`.
@@ -46,4 +46,23 @@ export function planPrune(record: RemoteWebsite, rules: DeleteRules, plan: Plan)
       since,
       due: new Date(due).toISOString(),
     });
+}
+
+/**
+ * `observe: true`: nothing is ever sent, so only what is known to differ is drift. A write-only field
+ * that the service does not return and no run recorded cannot be compared, so it is left out (an
+ * observed website is never written, so such a field would otherwise show as drift forever); and a
+ * password is drift only when it is known to differ, not because it would travel beside a privacy
+ * change. Undefined when nothing is left.
+ */
+export function observedDrift(change: UpdateChange, password: FieldVerdict): UpdateChange | undefined {
+  const passwordDrifted = password.differs && !password.unknown;
+  const fields = change.fields.filter(
+    (f) => !f.unknown && (f.field !== 'password' || f.to !== SENSITIVE || passwordDrifted),
+  );
+  if (fields.length === 0) return undefined;
+  if (fields.length === change.fields.length) return change;
+  const kept = new Set<string>(fields.map((f) => f.field));
+  const send = Object.fromEntries(Object.entries(change.send).filter(([field]) => kept.has(field)));
+  return { ...change, send, fields };
 }

@@ -80,11 +80,13 @@ export function factsOfRun(
   context: { resync: boolean; delayed: boolean },
 ): RunFacts {
   const outcomes = result.applied?.outcomes ?? [];
+  const failed = outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped');
+  const done = new Set(outcomes.filter((o) => !failed.includes(o)).map((o) => `${o.action} ${o.domain}`));
   return {
     plan: result.plan,
-    failed: outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').map((o) => o.domain),
+    failed: failed.map((o) => o.domain),
+    succeeded: result.plan.changes.filter((c) => done.has(`${c.kind} ${c.domain}`)),
     ...(result.refused ? { refused: result.refused } : {}),
-    applied: result.applied !== undefined,
     ...context,
   };
 }

@@ -115,6 +115,41 @@ describe('observe: true', () => {
   });
 });
 
+describe('observe: true and write-only fields', () => {
+  it('neither compares nor shows as "will be sent" the fields the service never returns, in any format', async () => {
+    await start([
+      { domain: 'seen.example.com', email: true, privacy: 1 },
+      { domain: 'quiet.example.com', privacy: 2, password: 'other-pw', exclude_params: ['utm'] },
+    ]);
+    const site = (domain: string, extra: string) =>
+      `  - domain: ${domain}\n    observe: true\n    privacy: password\n    password: \${PW}\n    exclude_params: [utm]\n${extra}`;
+    await manifest(
+      `websites:\n${site('seen.example.com', '    email: false\n')}${site('quiet.example.com', '')}`,
+    );
+    const runEnv = { ...env, PW: 'observed-pw-1' };
+    const text = await runCli(['--once', '--dry-run'], runEnv);
+    expect(text.code).toBe(0);
+    expect(text.stdout).not.toContain('will be sent');
+    expect(text.stdout).not.toContain('quiet.example.com');
+    // What is known to differ stays: the service says seen has no password at all.
+    expect(text.stdout).toMatch(
+      /~ seen\.example\.com \(id 1\) {2}\(observed[^\n]*\n {4}privacy: private → password\n {4}email: true → false\n {4}password: \(none\) → \(sensitive\)\n(?! {4})/,
+    );
+    expect(text.stdout).toContain(
+      'No changes. 1 website(s) match the manifest. Held back: 1 observed with drift (not applied).',
+    );
+    const markdown = await runCli(['--once', '--dry-run', '-o', 'markdown'], runEnv);
+    expect(markdown.stdout).not.toContain('will be sent');
+    expect(markdown.stdout).not.toContain('exclude_params');
+    const json = JSON.parse((await runCli(['--once', '-o', 'json'], runEnv)).stdout);
+    expect(json.summary).toMatchObject({ update: 0, resend: 0, observed: 1, unchanged: 1 });
+    expect(json.observed).toHaveLength(1);
+    expect(Object.keys(json.observed[0].fields).sort()).toEqual(['email', 'password', 'privacy']);
+    expect(json.observed[0]).toMatchObject({ domain: 'seen.example.com', resend_only: false });
+    expect(writes()).toEqual([]);
+  });
+});
+
 describe('ignore_fields', () => {
   it('never compares, shows or sends an ignored field, in updates and in creates', async () => {
     await start([{ domain: 'owned.example.com', email: true, exclude_bots: true }]);

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/notify/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { type Fixture, manifestText, saveByRename, startFixture } from '../daemon/fixture.js';
+import { type Fixture, manifestText, metricValue, saveByRename, startFixture } from '../daemon/fixture.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
 
 // Notifications (issue 13 §6): a loopback webhook receiver gets one event per distinct event, none
@@ -90,5 +90,112 @@ describe('notifications from the daemon', () => {
     await f.runAfter(again.run, (r) => r.result === 'success');
     await notifier.flush();
     expect(received.map((e) => e.event)).toEqual(['manifest_invalid', 'manifest_valid']);
+  });
+});
+
+describe('notifications from the daemon: one per distinct event', () => {
+  const events = () => received.map((e) => e.event).sort();
+
+  it('tells each of several standing situations once, and again only when it changes or comes back', async () => {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    const f = await startFixture({
+      manifest: [
+        'version: 1',
+        'prune: true',
+        'delete_delay: 1h',
+        'websites:',
+        '  - domain: stay.example.com',
+        '  - domain: seen.example.com',
+        '    observe: true',
+        '    email: false',
+        '  - domain: new.example.com',
+        '',
+      ].join('\n'),
+      simulator: {
+        websites: [
+          { domain: 'stay.example.com' },
+          { domain: 'gone.example.com' },
+          { domain: 'seen.example.com', email: true },
+        ],
+        takenDomains: ['new.example.com'],
+      },
+      daemon: { notifier },
+    });
+    fixture = f;
+    const sighup = async () => {
+      const last = f.runs.at(-1)!.run;
+      f.signals.emit('SIGHUP', 'SIGHUP');
+      await f.runAfter(last);
+      await notifier.flush();
+    };
+    await f.runAfter(0);
+    await notifier.flush();
+    // A pending delete, a failed create and observed drift: three events, each told once.
+    expect(events()).toEqual(['delete_scheduled', 'drift_observed', 'operation_failed']);
+    const observed = received.find((e) => e.event === 'drift_observed');
+    expect(observed).toMatchObject({ websites: ['seen.example.com'] });
+    expect(observed!.text).toContain('seen.example.com (email)');
+    expect(observed).not.toHaveProperty('details');
+    const metrics = await (await fetch(f.url('/metrics'))).text();
+    expect(metricValue(metrics, 'websites_sync_websites_held_back{kind="observed"}')).toBe(1);
+    await sighup();
+    await sighup();
+    expect(events()).toEqual(['delete_scheduled', 'drift_observed', 'operation_failed']);
+
+    // The observed drift changes: told again, the rest stays quiet.
+    const seen = f.sim.listWebsites().find((w) => w.domain === 'seen.example.com')!;
+    f.sim.updateWebsite(seen.id, { privacy: 0 });
+    await sighup();
+    expect(events()).toEqual(['delete_scheduled', 'drift_observed', 'drift_observed', 'operation_failed']);
+    expect(received.at(-1)!.text).toContain('seen.example.com (privacy, email)');
+
+    // It ends, then the same drift comes back: a new occurrence, told again.
+    f.sim.updateWebsite(seen.id, { privacy: 1, email: false });
+    await sighup();
+    expect(received).toHaveLength(4);
+    f.sim.updateWebsite(seen.id, { privacy: 0, email: true });
+    await sighup();
+    expect(received.map((e) => e.event).slice(4)).toEqual(['drift_observed']);
+  });
+
+  it('tells as corrected drift only the operations that succeeded', async () => {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    const f = await startFixture({
+      manifest: manifestText([
+        { domain: 'a.example.com', privacy: 'public' },
+        { domain: 'b.example.com', privacy: 'public' },
+      ]),
+      daemon: { notifier },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    const [a, b] = f.sim.listWebsites();
+    // Every correction of a.example.com is refused by the service.
+    f.sim.onRequest = (req) => {
+      if (req.method === 'PATCH' && req.path.endsWith(`/${a!.id}`)) f.sim.setFaults({ script: ['echo-422'] });
+    };
+    f.sim.updateWebsite(a!.id, { privacy: 1 });
+    f.sim.updateWebsite(b!.id, { privacy: 1 });
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const both = await f.runAfter(1);
+    expect(both.outcomes.map((o) => `${o.domain} ${o.result}`).sort()).toEqual([
+      'a.example.com failed',
+      'b.example.com updated',
+    ]);
+    await notifier.flush();
+    expect(received.map((e) => [e.event, e.websites])).toEqual([
+      ['operation_failed', ['a.example.com']],
+      ['drift_corrected', ['update b.example.com']],
+    ]);
+
+    // Only the failing correction is left, and it fails again: no drift was corrected.
+    f.sim.updateWebsite(b!.id, { privacy: 0 });
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const failed = await f.runAfter(both.run);
+    expect(failed.outcomes.map((o) => `${o.domain} ${o.result}`)).toEqual(['a.example.com failed']);
+    await notifier.flush();
+    expect(received.filter((e) => e.event === 'drift_corrected')).toHaveLength(1);
   });
 });

@@ -143,7 +143,7 @@ async function notifyRun(config: Config, io: Io, logger: Logger, result: Reconci
     redact: (text) => io.redactor.redact(text),
   });
   const delayed = (config.deleteDelayMs ?? 0) > 0 || result.plan.pendingDeletes.length > 0;
-  notifier.notify(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
+  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
   await notifier.flush();
 }
 
