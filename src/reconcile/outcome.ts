@@ -80,8 +80,9 @@ export function factsOfRun(
   context: { resync: boolean; delayed: boolean },
 ): RunFacts {
   const outcomes = result.applied?.outcomes ?? [];
-  const failed = outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped');
-  const done = new Set(outcomes.filter((o) => !failed.includes(o)).map((o) => `${o.action} ${o.domain}`));
+  const isFailed = (o: (typeof outcomes)[number]) => o.result === 'failed' || o.result === 'skipped';
+  const failed = outcomes.filter(isFailed);
+  const done = new Set(outcomes.filter((o) => !isFailed(o)).map((o) => `${o.action} ${o.domain}`));
   return {
     plan: result.plan,
     failed: failed.map((o) => o.domain),
