@@ -12,7 +12,6 @@ type JsonSchema = { [key: string]: unknown };
 
 const SCHEMA_ID = 'urn:websites-sync:manifest:v1';
 const REFERENCE_REF = '#/$defs/reference';
-const INTERPOLABLE_REF = '#/$defs/interpolable';
 
 const REFERENCE = {
   type: 'string',
@@ -21,8 +20,8 @@ const REFERENCE = {
     'Holds ${NAME} or ${NAME:-default}: an environment variable, substituted before the value is checked.',
 };
 
+/** Any text, as long as its references are well formed (inline: some editors ignore `$ref` siblings). */
 const INTERPOLABLE = {
-  type: 'string',
   pattern: INTERPOLABLE_PATTERN,
   patternErrorMessage:
     'every "${" must start ${NAME} or ${NAME:-default} (an environment variable); write $${ for a literal "${"',
@@ -76,7 +75,7 @@ function withReferences(node: unknown, inUnion: boolean): unknown {
     return { ...mapped, anyOf: [...branches, { $ref: REFERENCE_REF }] };
   }
   if (mapped.type !== 'string') return mapped;
-  if (!restrictsString(mapped)) return { ...mapped, $ref: INTERPOLABLE_REF };
+  if (!restrictsString(mapped)) return { ...mapped, ...INTERPOLABLE };
   if (inUnion) return asWritten(mapped);
   const outside = Object.entries(mapped).filter(([key]) => ANNOTATIONS.has(key));
   const inside = Object.entries(mapped).filter(([key]) => !ANNOTATIONS.has(key));
@@ -98,7 +97,7 @@ function asWritten(node: JsonSchema): JsonSchema {
 export function manifestJsonSchema(): JsonSchema {
   const { $schema, $defs, ...rest } = z.toJSONSchema(manifestSchema, { io: 'input' }) as JsonSchema;
   const body = withReferences(rest, false) as JsonSchema;
-  const defs = { ...(isSchema($defs) ? $defs : {}), reference: REFERENCE, interpolable: INTERPOLABLE };
+  const defs = { ...(isSchema($defs) ? $defs : {}), reference: REFERENCE };
   return { $schema, $id: SCHEMA_ID, title: 'websites-sync manifest (websites.yaml)', ...body, $defs: defs };
 }
 
