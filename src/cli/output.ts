@@ -1,5 +1,7 @@
 import type { ApplyResult, Outcome } from '../apply/index.js';
 import {
+  type Block,
+  bulletList,
   escapeMarkdown,
   type Plan,
   type PlanOrigin,
@@ -40,10 +42,10 @@ export function renderReport(report: RunReport, format: OutputFormat, color: boo
     return `${JSON.stringify(json, null, 2)}\n`;
   }
   if (format === 'markdown') {
-    let markdown = renderMarkdown(report.plan);
-    if (report.refused) markdown += `\n> [!CAUTION]\n> **Refused:** ${escapeMarkdown(report.refused)}\n`;
-    if (report.applied) markdown += `\n${resultMarkdown(report.applied)}`;
-    return markdown;
+    const after: Block[] = [];
+    if (report.refused) after.push(`> [!CAUTION]\n> **Refused:** ${escapeMarkdown(report.refused)}`);
+    if (report.applied) after.push(resultMarkdown(report.applied));
+    return renderMarkdown(report.plan, { after });
   }
   let text = renderText(report.plan, { color });
   if (report.refused) text += `\nRefused: ${report.refused}\n`;
@@ -81,11 +83,13 @@ export function outcomeLine(outcome: Outcome, color: boolean): string {
   return `${paint(GREEN, '✓')} ${action} ${domain}${where}: ${result}\n`;
 }
 
-function resultMarkdown(applied: ApplyResult): string {
+/** The apply's summary and what did not succeed, cut with the plan's lists to fit a comment. */
+function resultMarkdown(applied: ApplyResult): Block {
+  const head = `**${resultHead(applied)}**`;
   const lines = unsuccessful(applied).map(
     (o) => `- ✗ ${o.action} **${escapeMarkdown(o.domain)}**: ${escapeMarkdown(whyNot(o))}`,
   );
-  return `${[`**${resultHead(applied)}**`, ...(lines.length > 0 ? ['', ...lines] : [])].join('\n')}\n`;
+  return lines.length > 0 ? bulletList('unsuccessful operations', head, lines) : head;
 }
 
 function resultHead(applied: ApplyResult): string {

@@ -1,6 +1,11 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { OPERATION_RESULTS, type Outcome } from '../apply/index.js';
-import type { AttemptHooks, AttemptInfo, RateBudget } from '../service/index.js';
+import {
+  type AttemptHooks,
+  type AttemptInfo,
+  KNOWN_STATUS_CODES,
+  type RateBudget,
+} from '../service/index.js';
 
 // Prometheus metrics on a registry of our own (never prom-client's global one), so two daemons in one
 // process — tests — never share counters.
@@ -92,7 +97,7 @@ export class DaemonMetrics {
     for (const [action, results] of Object.entries(OPERATION_RESULTS)) {
       for (const result of results) this.#operations.inc({ action, result }, 0);
     }
-    this.#requests.inc({ status: 'error' }, 0);
+    for (const status of [...KNOWN_STATUS_CODES.map(String), 'error']) this.#requests.inc({ status }, 0);
     for (const kind of ['observed', 'pending_delete', 'protected']) this.#heldBack.set({ kind }, 0);
     // prom-client samples event-loop lag every 10 ms by default, which alone wakes an idle daemon 100
     // times a second; 100 ms keeps the metric useful at a tenth of the cost.

@@ -14,8 +14,19 @@ export type Env = Record<string, string | undefined>;
 
 export type InterpolationResult = { value: string } | { errors: string[] };
 
-const REFERENCE = /\$\$\{|\$\{([^}]*)(\}?)/g;
-const BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?::-([\s\S]*))?$/;
+/**
+ * What a reference looks like, as regular-expression source: the one definition both interpolation
+ * (below) and the editor schema's patterns (patterns.ts) are built from.
+ */
+export const REFERENCE_SYNTAX = {
+  /** A variable name. */
+  name: '[A-Za-z_][A-Za-z0-9_]*',
+  /** A default: anything up to the closing brace. */
+  fallback: '[^}]*',
+} as const;
+
+const REFERENCE = new RegExp(`\\$\\$\\{|\\$\\{(${REFERENCE_SYNTAX.fallback})(\\}?)`, 'g');
+const BODY = new RegExp(`^(${REFERENCE_SYNTAX.name})(?::-(${REFERENCE_SYNTAX.fallback}))?$`);
 
 function resolveReference(body: string, closed: boolean, env: Env, errors: string[]): string {
   const parsed = closed ? BODY.exec(body) : null;

@@ -3,16 +3,25 @@
 // manifest that validate accepts, so where a rule cannot be written exactly (domains are canonicalised
 // first) the pattern accepts more. test/manifest/patterns.test.ts checks each against the validator.
 // Editors show `patternErrorMessage` (a VS Code / yaml-language-server extension) instead of the regex.
+import { REFERENCE_SYNTAX } from './interpolate.js';
 
 // Read left to right as interpolation reads it: `$${` first, so a `$` stands alone only before neither.
-const TOKEN = '[^$]|\\$(?!\\$?\\{)|\\$\\$\\{|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}';
+const { name, fallback } = REFERENCE_SYNTAX;
+const TOKEN = `[^$]|\\$(?!\\$?\\{)|\\$\\$\\{|\\$\\{${name}(?::-${fallback})?\\}`;
 /**
- * A string that interpolation rewrites (interpolate.ts): it holds `${`, and every `${` is part of a
- * reference (`${NAME}`, `${NAME:-default}`) or of `$${` (a literal `${`). Its value is known only at
+ * A string interpolation accepts (interpolate.ts): every `${` in it is part of a reference (`${NAME}`,
+ * `${NAME:-default}`) or of `$${` (a literal `${`). Any other `${` (`${NAME`, `${1}`) is an error in
+ * every string of the manifest, whatever the field.
+ */
+export const INTERPOLABLE_PATTERN = `^(?:${TOKEN})*$`;
+/**
+ * A string that interpolation rewrites: it holds `${`, and is interpolable. Its value is known only at
  * run time, so nothing else can be checked; a string without `${` is checked as written, exactly as
- * validate checks it. A malformed reference (`${NAME`, `${1}`) matches neither: validate rejects it.
+ * validate checks it.
  */
 export const REFERENCE_PATTERN = `^(?=[\\s\\S]*\\$\\{)(?:${TOKEN})*$`;
+/** Holds `${`: such a string is checked as a reference, never as written. */
+export const HOLDS_REFERENCE = '\\$\\{';
 
 // Node's net.isIP, which validate uses, written out (lib/internal/net.js): IPv4 without leading zeros,
 // IPv6 in every compressed form, with an embedded IPv4 and an optional zone (`%eth0`).

@@ -1,3 +1,4 @@
+import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
 import { adoptedNote, KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
 import { preview, RESEND_NOTE, show, summaryLine } from './render-text.js';
 import {
@@ -34,103 +35,101 @@ const MARKDOWN_BUDGET = COMMENT_LIMIT - 1_536;
 const FOLD_AFTER = 10;
 
 export interface MarkdownOptions {
-  /** Characters at most (default: what fits a GitHub comment); rows are cut to fit, and that is said. */
+  /** Characters at most (default: what fits a GitHub comment); lists are cut to fit, and that is said. */
   maxLength?: number;
+  /** Blocks after the plan (an apply's result): they share the budget, their lists are cut alike. */
+  after?: Block[];
 }
 
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
-  const budget = options.maxLength ?? MARKDOWN_BUDGET;
-  const whole = renderWithRows(plan, Number.POSITIVE_INFINITY);
-  if (whole.length <= budget) return whole;
-  // The most rows per table that still fit, found by halving: each try renders the plan once.
-  let fits = 0;
-  let tooMany = Math.max(...ORDER.map((kind) => plan.changes.filter((c) => c.kind === kind).length));
-  while (tooMany - fits > 1) {
-    const rows = Math.floor((fits + tooMany) / 2);
-    if (renderWithRows(plan, rows).length <= budget) fits = rows;
-    else tooMany = rows;
-  }
-  return renderWithRows(plan, fits);
-}
-
-function renderWithRows(plan: Plan, maxRows: number): string {
-  const blocks = ['### websites-sync plan', `**${summaryLine(plan)}**`];
+  const blocks: Block[] = ['### websites-sync plan', `**${summaryLine(plan)}**`];
   const risky = riskyChanges(plan);
   if (risky.length > 0) blocks.push(riskCallout(risky));
-  let cut = 0;
   for (const kind of ORDER) {
     const changes = plan.changes.filter((c) => c.kind === kind);
-    if (changes.length === 0) continue;
-    const shown = changes.slice(0, maxRows);
-    cut += changes.length - shown.length;
-    blocks.push(`#### ${HEADINGS[kind]} (${changes.length})\n\n${section(kind, shown, changes.length)}`);
+    if (changes.length > 0) blocks.push(tableBlock(kind, changes));
   }
-  blocks.push(...heldBack(plan), ...notes(plan));
-  if (cut > 0) blocks.push(cutNote(cut, plan.changes.length));
-  return `${blocks.join('\n\n')}\n`;
+  blocks.push(...heldBack(plan), ...notes(plan), ...(options.after ?? []));
+  return fitBlocks(blocks, options.maxLength ?? MARKDOWN_BUDGET, cutNote);
 }
 
 /** A table, folded when long, and what was left out of it. */
-function section(kind: Change['kind'], shown: Change[], total: number): string {
-  let body = table(kind, shown);
-  if (shown.length < total) body += `\n\n_…and ${total - shown.length} more, not shown (see below)._`;
-  if (total <= FOLD_AFTER) return body;
-  return `<details><summary>Show the ${total} websites</summary>\n\n${body}\n\n</details>`;
+function tableBlock(kind: Change['kind'], changes: Change[]): CutList {
+  return {
+    noun: 'changes in the tables',
+    items: changes.map(tableRow),
+    render: (shown, total) => {
+      let body = table(kind, shown);
+      if (shown.length < total) body += `\n\n${moreLine('', total - shown.length)}`;
+      if (total > FOLD_AFTER)
+        body = `<details><summary>Show the ${total} websites</summary>\n\n${body}\n\n</details>`;
+      return `#### ${HEADINGS[kind]} (${total})\n\n${body}`;
+    },
+  };
 }
 
-function cutNote(cut: number, total: number): string {
+function cutNote(cuts: Cut[]): string {
+  const counts = cuts.map(({ noun, cut, total }) => `${cut} of ${total} ${noun}`).join('; ');
   return [
     '> [!NOTE]',
-    `> ${cut} of ${total} changes are not listed here, to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit; the summary above counts them all.`,
-    '> The full plan: `websites-sync --once --dry-run` (text) or `--output json`, or the saved plan (`--out`).',
+    `> Not listed here, to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${counts}. The summary above counts every change.`,
+    '> The full plan: `websites-sync --once --dry-run` (text) or `--output json`, or the saved plan (`--out`); an apply logs every operation on stderr.',
   ].join('\n');
 }
 
-function heldBack(plan: Plan): string[] {
-  const blocks: string[] = [];
+function heldBack(plan: Plan): Block[] {
+  const blocks: Block[] = [];
   if (plan.observed.length > 0) {
     const rows = plan.observed.map(
       (c) => `- **${escapeMarkdown(c.domain)}**: ${c.fields.map((f) => fieldCell(c, f)).join('; ')}`,
     );
-    blocks.push([`#### Observed (${plan.observed.length}): ${OBSERVED_NOTE}`, '', ...rows].join('\n'));
+    blocks.push(bulletList('observed websites', `#### Observed (${rows.length}): ${OBSERVED_NOTE}`, rows));
   }
   if (plan.pendingDeletes.length > 0) {
     const rows = plan.pendingDeletes.map(
       (p) => `- **${escapeMarkdown(p.domain)}** (id ${p.id}): ${pendingText(p)}`,
     );
-    blocks.push([`#### Pending deletes (${plan.pendingDeletes.length})`, '', ...rows].join('\n'));
+    blocks.push(bulletList('pending deletes', `#### Pending deletes (${rows.length})`, rows));
   }
   if (plan.protected.length > 0) {
     const rows = plan.protected.map(
       (domain) => `- **${escapeMarkdown(domain)}**: ${escapeMarkdown(KEPT_PROTECTED)}`,
     );
-    blocks.push([`#### Protected (${plan.protected.length})`, '', ...rows].join('\n'));
+    blocks.push(bulletList('protected websites', `#### Protected (${rows.length})`, rows));
   }
   return blocks;
 }
 
-function riskCallout(risky: Change[]): string {
-  const lines = risky.map(
-    (change) =>
-      `> - ${RISK_MARK} **${escapeMarkdown(change.domain)}**: ${change.risks.map((r) => RISK_LABELS[r]).join('; ')}`,
-  );
-  return [
-    '> [!WARNING]',
-    `> **Risky changes (${risky.length})**: review them before applying.`,
-    '>',
-    ...lines,
-  ].join('\n');
+function riskCallout(risky: Change[]): CutList {
+  return {
+    noun: 'risky changes in the callout',
+    items: risky.map(
+      (change) =>
+        `> - ${RISK_MARK} **${escapeMarkdown(change.domain)}**: ${change.risks.map((r) => RISK_LABELS[r]).join('; ')}`,
+    ),
+    render: (shown, total) =>
+      [
+        '> [!WARNING]',
+        `> **Risky changes (${total})**: review them before applying.`,
+        '>',
+        ...shown,
+        ...(shown.length < total ? [moreLine('> - ', total - shown.length)] : []),
+      ].join('\n'),
+  };
 }
 
-function table(kind: Change['kind'], changes: Change[]): string {
-  const header = COLUMNS[kind];
-  const rows = changes.map((change) => {
-    const fields = change.fields.map((f) => fieldCell(change, f)).join('<br>');
-    const id = change.kind === 'create' ? [] : [String(change.id)];
-    return [escapeMarkdown(change.domain), ...id, fields, riskCell(change)];
-  });
-  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+function tableRow(change: Change): string {
+  const fields = change.fields.map((f) => fieldCell(change, f)).join('<br>');
+  const id = change.kind === 'create' ? [] : [String(change.id)];
+  return row([escapeMarkdown(change.domain), ...id, fields, riskCell(change)]);
 }
+
+function table(kind: Change['kind'], rows: string[]): string {
+  const header = COLUMNS[kind];
+  return [row(header), row(header.map(() => '---')), ...rows].join('\n');
+}
+
+const row = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
 
 function fieldCell(change: Change, field: FieldChange): string {
   const name = field.field;
@@ -174,10 +173,16 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
 }
 
-function notes(plan: Plan): string[] {
-  const blocks: string[] = [];
+function notes(plan: Plan): Block[] {
+  const blocks: Block[] = [];
   if (plan.warnings.length > 0) {
-    blocks.push(['**Warnings**', '', ...plan.warnings.map((w) => `- ${escapeMarkdown(w)}`)].join('\n'));
+    blocks.push(
+      bulletList(
+        'warnings',
+        '**Warnings**',
+        plan.warnings.map((w) => `- ${escapeMarkdown(w)}`),
+      ),
+    );
   }
   if (plan.unmanaged.length > 0) {
     blocks.push(

@@ -5,3 +5,4 @@ export { RateBudget } from './budget.js';
 export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectionSettings, type ConnectOptions, connectService } from './connect.js';
 export { AuthError, ServiceError } from './errors.js';
+export { KNOWN_STATUS_CODES } from './retry-policy.js';

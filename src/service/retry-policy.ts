@@ -27,6 +27,13 @@ export const DEFAULT_RETRY: RetryTuning = {
 /** Statuses worth another attempt: the service was overloaded, throttled us, or failed transiently. */
 export const RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
 
+/**
+ * The statuses the service answers and the client tells apart: success (200, 201), a refused key (401,
+ * 403), not found (404), a validation failure or plan limit (422), and the ones retried. /metrics has
+ * each at 0 from the start, so a rate or an alert on any of them works before it first happens.
+ */
+export const KNOWN_STATUS_CODES = [200, 201, 401, 403, 404, 422, ...RETRY_STATUS_CODES];
+
 /** Network failures and timeouts (undici's codes) that leave an idempotent request safe to repeat. */
 export const RETRY_ERROR_CODES = [
   'ECONNRESET',

@@ -44,6 +44,35 @@ describe('renderReport --output markdown', () => {
     expect(markdown).toContain('\n> [!CAUTION]\n> **Refused:** mass-delete guard: 1 of 1 websites\n');
   });
 
+  it('keeps a result with thousands of failures within the comment limit, with the plan', () => {
+    const domains = Array.from({ length: 3_000 }, (_, i) => `site-${i}.example.com`);
+    const big = computePlan({
+      desired: desiredState(domains.map((d) => desiredSite(d))),
+      current: [],
+      state: emptyState('https://stats.example.com'),
+      prune: false,
+    });
+    const failures: ApplyResult = {
+      outcomes: domains.map((domain) => ({
+        action: 'create' as const,
+        domain,
+        id: undefined,
+        result: 'failed' as const,
+        error: 'domain: The domain has already been taken.',
+      })),
+      failed: 3_000,
+    };
+    const markdown = renderReport({ plan: big, applied: failures }, 'markdown', false);
+    expect(markdown.length).toBeLessThan(65_536);
+    expect(markdown).toContain(
+      '**Apply finished with failures: 0 created, 0 updated, 0 deleted, 3000 failed.**',
+    );
+    const listed = markdown.split('\n').filter((l) => l.startsWith('- ✗ create')).length;
+    expect(listed).toBeGreaterThan(50);
+    expect(markdown).toContain(`- _…and ${3_000 - listed} more, not shown (see below)._`);
+    expect(markdown).toContain(`${3_000 - listed} of 3000 unsuccessful operations`);
+  });
+
   it('keeps the text format as it was', () => {
     const text = renderReport({ plan, applied }, 'text', false);
     expect(text).toContain(

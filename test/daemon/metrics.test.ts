@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fixture, manifestText, metricValue, saveByRename, startFixture } from './fixture.js';
 
@@ -54,5 +55,54 @@ describe('daemon: /metrics', () => {
     expect((await fetch(f.url('/nope'))).status).toBe(404);
     expect((await fetch(f.url('/healthz'), { method: 'POST' })).status).toBe(405);
     expect((await fetch(f.url('/healthz'), { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
+/** The README's metrics table: each metric's name and the backticked words of its labels cell (names and values). */
+function documentedLabels(): Array<[string, string[]]> {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  return readme
+    .split('\n')
+    .filter((line) => line.startsWith('| `websites_sync_'))
+    .map((line) => {
+      const [, name = '', , labels = ''] = line.split('|').map((cell) => cell.trim());
+      // Remarks in parentheses (`(waiting for \`delete_delay\`)`) are not values; value lists are.
+      const values = labels.replace(/\((?!`)[^()]*\)/g, '');
+      return [name.replaceAll('`', ''), [...values.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '')];
+    });
+}
+
+/** Label name → values of one metric's samples in an exposition. */
+function labelValues(text: string, metric: string): Map<string, Set<string>> {
+  const found = new Map<string, Set<string>>();
+  for (const line of text.split('\n').filter((l) => l.startsWith(`${metric}{`))) {
+    for (const [, label = '', value = ''] of line.matchAll(/(\w+)="([^"]*)"/g)) {
+      found.set(label, (found.get(label) ?? new Set()).add(value));
+    }
+  }
+  return found;
+}
+
+describe('daemon: /metrics of a freshly started daemon', () => {
+  it('has every label value the README lists, API statuses included, at 0 before any request', async () => {
+    // An invalid manifest: the daemon starts and sends no request at all.
+    const f = await startFixture({ manifest: 'version: 1\nwebsites: [\n' });
+    fixture = f;
+    const text = await (await fetch(f.url('/metrics'))).text();
+    const documented = documentedLabels();
+    expect(documented.length).toBeGreaterThanOrEqual(10);
+    for (const [metric, words] of documented) {
+      const present = labelValues(text, metric);
+      const values = words.filter((word) => !present.has(word));
+      const missing = values.filter((value) => ![...present.values()].some((set) => set.has(value)));
+      expect([metric, missing]).toEqual([metric, []]);
+    }
+    const statuses = documented.find(([metric]) => metric === 'websites_sync_api_requests_total')?.[1] ?? [];
+    expect(statuses).toEqual(expect.arrayContaining(['422', '429', '503', 'error']));
+    // The README says exactly which statuses appear at start: no more, no fewer.
+    const scraped = labelValues(text, 'websites_sync_api_requests_total').get('status') ?? new Set();
+    expect([...scraped].sort()).toEqual(statuses.filter((s) => s !== 'status').sort());
+    for (const status of scraped)
+      expect(metricValue(text, `websites_sync_api_requests_total{status="${status}"}`)).toBe(0);
   });
 });

@@ -238,3 +238,74 @@ describe('the editor schema against validate, on generated manifests', () => {
     expect(bothReject).toBeGreaterThan(1000);
   });
 });
+
+// The schema and validate read `${...}` alike in every string of the manifest, restricted or free
+// text: a value whose references resolve to a valid one passes both, a malformed reference fails both.
+describe('the editor schema and validate agree on references, field by field', () => {
+  const env = {
+    PW: 'secret',
+    PARAM: 'utm_source',
+    IP: '192.0.2.1',
+    DOMAIN: 'example.com',
+    GLOB: '*.staging.example.com',
+    PRIV: 'private',
+    FIELD: 'email',
+    DELAY: '24h',
+  };
+  const MALFORMED = [
+    '${PW',
+    '${1}',
+    '${}',
+    '${PW:default}',
+    'a${',
+    '${PW:-x',
+    'x${PW}y${',
+    '${-x}',
+    '${ PW }',
+  ];
+  /** Per field: where the value goes, values valid as written, and the variable holding a valid one. */
+  const FIELDS: Array<[string, (value: string) => unknown, string[], string]> = [
+    [
+      'password',
+      (v) => site({ privacy: 'password', password: v }),
+      ['pw', 'a$b', '$', '$$', '$PW', 'x$${y'],
+      'PW',
+    ],
+    ['an exclude_params item', (v) => site({ exclude_params: [v] }), ['fbclid', 'a$b', '$$${x}'], 'PARAM'],
+    ['exclude_params lines', (v) => site({ exclude_params: `gclid\n${v}` }), ['fbclid', '$x'], 'PARAM'],
+    [
+      'an ignore item',
+      (v) => ({ version: 1, ignore: [v], websites: [] }),
+      ['*.example.org', '$x', '$${x}'],
+      'GLOB',
+    ],
+    ['an exclude_ips item', (v) => site({ exclude_ips: [v] }), ['::1', '203.0.113.7'], 'IP'],
+    ['the domain', (v) => ({ version: 1, websites: [{ domain: v }] }), ['example.org'], 'DOMAIN'],
+    ['privacy', (v) => site({ privacy: v }), ['public', '1'], 'PRIV'],
+    ['an ignore_fields item', (v) => site({ ignore_fields: [v] }), ['email'], 'FIELD'],
+    ['delete_delay', (v) => ({ version: 1, delete_delay: v, websites: [] }), ['1h30m', '0'], 'DELAY'],
+  ];
+  function site(settings: Record<string, unknown>) {
+    return { version: 1, websites: [{ domain: 'example.com', ...settings }] };
+  }
+  const accepts = (data: unknown) => {
+    const text = stringify(data);
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env });
+    return { validate: !problems.some((p) => p.severity === 'error'), schema: schemaAccepts(text) };
+  };
+
+  it.each(FIELDS)('%s', (_field, place, plain, variable) => {
+    const values = [
+      ...plain,
+      `\${${variable}}`,
+      `\${UNSET_VARIABLE:-${plain[0]}}`,
+      ...MALFORMED,
+      ...MALFORMED.map((bad) => `${plain[0]}${bad}`),
+    ];
+    const verdicts = values.map((value) => ({ value, ...accepts(place(value)) }));
+    expect(verdicts.filter((v) => v.validate !== v.schema)).toEqual([]);
+    // Both outcomes occur, or the comparison proves little.
+    expect(verdicts.filter((v) => v.validate).length).toBeGreaterThanOrEqual(plain.length + 2);
+    expect(verdicts.filter((v) => !v.validate).length).toBeGreaterThanOrEqual(MALFORMED.length);
+  });
+});

@@ -8,6 +8,7 @@ import { deleteDelaySchema } from '../../src/manifest/lifecycle.js';
 import {
   DOMAIN_PATTERN,
   DURATION_PATTERN,
+  INTERPOLABLE_PATTERN,
   IP_ENTRY,
   itemPattern,
   linesPattern,
@@ -181,6 +182,16 @@ describe('reference pattern', () => {
       if (isMatch) matched++;
     }
     expect(matched).toBeGreaterThan(500);
+  });
+
+  it('as a rule for any text: matches exactly the texts interpolation accepts', () => {
+    let rejected = 0;
+    for (const text of strings(7, pieces, 6000, 7)) {
+      const accepted = 'value' in interpolateString(text, everySet);
+      expect([text, matches(INTERPOLABLE_PATTERN, text)]).toEqual([text, accepted]);
+      if (!accepted) rejected++;
+    }
+    expect(rejected).toBeGreaterThan(500);
   });
 
   it('takes references with defaults and escapes, not malformed ones', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { codeSpan, computePlan, escapeMarkdown, type Plan, renderMarkdown } from '../../src/plan/index.js';
+import {
+  codeSpan,
+  computePlan,
+  escapeMarkdown,
+  type Plan,
+  RISK_MARK,
+  renderMarkdown,
+} from '../../src/plan/index.js';
 import { emptyState, recordApplied } from '../../src/state/index.js';
 import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
 
@@ -186,12 +193,128 @@ describe('renderMarkdown for a large plan (issue 12 §3)', () => {
 
   it("stays within GitHub's 65,536-character comment limit and says what was cut", () => {
     const markdown = renderMarkdown(creates(2_000));
-    expect(markdown.length).toBeLessThanOrEqual(65_536);
+    expect(markdown.length).toBeLessThan(65_536);
     expect(markdown).toContain('**Plan: 2000 to create, 0 to update, 0 to delete, 0 unchanged.**');
     const rows = markdown.split('\n').filter((l) => l.startsWith('| site-'));
     expect(rows.length).toBeGreaterThan(100);
     expect(markdown).toContain(`_…and ${2_000 - rows.length} more, not shown (see below)._`);
-    expect(markdown).toContain(`> ${2_000 - rows.length} of 2000 changes are not listed here`);
+    expect(markdown).toContain(`limit: ${2_000 - rows.length} of 2000 changes in the tables.`);
     expect(markdown).toContain('`--output json`');
+  });
+});
+
+// Issue 12 §3: the bound holds for the whole document; every list draws on one budget.
+describe('renderMarkdown: one budget for every list', () => {
+  const STATE = () => emptyState('https://stats.example.com');
+  const site = (i: number) => `site-${i}.example.com`;
+  const range = (count: number) => Array.from({ length: count }, (_, i) => i);
+
+  /** `creates` new websites, `deletes` pruned ones, `publics` made public (risky updates). */
+  function plan(creates: number, deletes: number, publics = 0): Plan {
+    const current = [
+      ...range(deletes).map((i) => remoteSite(i + 1, `gone-${i}.example.com`)),
+      ...range(publics).map((i) => remoteSite(100_000 + i, `pub-${i}.example.com`)),
+    ];
+    return computePlan({
+      desired: desiredState([
+        ...range(creates).map((i) => desiredSite(site(i), { exclude_ips: ['203.0.113.7'] })),
+        ...range(publics).map((i) => desiredSite(`pub-${i}.example.com`, { privacy: 0 })),
+      ]),
+      current,
+      state: STATE(),
+      prune: true,
+    });
+  }
+
+  /** What the document lists: table rows per action, callout lines, and the lines of a bullet list. */
+  function listed(markdown: string) {
+    const tables = sections(markdown);
+    const rows = (kind: string) =>
+      Object.entries(tables).find(([heading]) => heading.startsWith(kind))?.[1].length ?? 0;
+    const lines = markdown.split('\n');
+    const bullets = (heading: string) => {
+      const start = lines.findIndex((l) => l.startsWith(heading));
+      if (start < 0) return 0;
+      const end = lines.indexOf('', start + 2);
+      return lines.slice(start + 2, end < 0 ? undefined : end).filter((l) => !l.includes('_…and')).length;
+    };
+    return {
+      delete: rows('Delete'),
+      update: rows('Update'),
+      create: rows('Create'),
+      callout: lines.filter((l) => l.startsWith(`> - ${RISK_MARK}`)).length,
+      bullets,
+    };
+  }
+
+  /** The note's count for one kind of list: exactly what was left out. */
+  const noteCount = (cut: number, total: number, noun: string) => `${cut} of ${total} ${noun}`;
+
+  it.each([
+    ['3,000 creates', 3_000, 0, 0],
+    ['3,000 deletes', 0, 3_000, 0],
+    ['2,000 creates and 2,000 deletes', 2_000, 2_000, 0],
+    ['creates, deletes and risky updates', 1_500, 1_500, 1_500],
+    ['a few risky changes among 5,000 creates', 5_000, 3, 2],
+  ])('%s: under 65,536 characters, listing what fits and counting what was cut', (_n, c, d, u) => {
+    const markdown = renderMarkdown(plan(c, d, u));
+    expect(markdown.length).toBeLessThan(65_536);
+    expect(markdown).toContain(`**Plan: ${c} to create, ${u} to update, ${d} to delete, 0 unchanged.**`);
+    const shown = listed(markdown);
+    // Every non-empty table lists something (none is emptied for the callout's sake)...
+    for (const [kind, total] of [
+      ['delete', d],
+      ['update', u],
+      ['create', c],
+    ] as const) {
+      expect(shown[kind]).toBeGreaterThanOrEqual(Math.min(total, 50));
+      if (shown[kind] < total) expect(markdown).toContain(`_…and ${total - shown[kind]} more, not shown`);
+    }
+    // ...and so does the callout, cut alike, saying how many more.
+    const risky = d + u;
+    expect(shown.callout).toBeGreaterThanOrEqual(Math.min(risky, 50));
+    if (shown.callout < risky)
+      expect(markdown).toContain(`> - _…and ${risky - shown.callout} more, not shown`);
+    const tablesCut = c + u + d - (shown.create + shown.update + shown.delete);
+    expect(markdown).toContain(noteCount(tablesCut, c + u + d, 'changes in the tables'));
+    if (shown.callout < risky)
+      expect(markdown).toContain(noteCount(risky - shown.callout, risky, 'risky changes in the callout'));
+    else expect(markdown).not.toContain('in the callout');
+  });
+
+  it('cuts held-back lists and warnings too, and counts them in the note', () => {
+    const big = plan(1_000, 1_000);
+    for (const i of range(2_000)) {
+      big.pendingDeletes.push({
+        id: 50_000 + i,
+        domain: `pending-${i}.example.com`,
+        since: '2026-01-01T00:00:00Z',
+        due: '2026-01-02T00:00:00Z',
+      });
+      big.protected.push(`kept-${i}.example.com`);
+      big.warnings.push(`websites.yaml:${i + 3}:5: warning: websites[${i}].domain: "www." removed`);
+    }
+    const markdown = renderMarkdown(big);
+    expect(markdown.length).toBeLessThan(65_536);
+    const shown = listed(markdown);
+    const lists = [
+      ['#### Pending deletes (2000)', 'pending deletes'],
+      ['#### Protected (2000)', 'protected websites'],
+      ['**Warnings**', 'warnings'],
+    ] as const;
+    for (const [heading, noun] of lists) {
+      const count = shown.bullets(heading);
+      expect([heading, count > 0 && count < 2_000]).toEqual([heading, true]);
+      expect(markdown).toContain(noteCount(2_000 - count, 2_000, noun));
+    }
+  });
+
+  it('holds any budget it is given, and lists everything when everything fits', () => {
+    for (const maxLength of [3_000, 10_000, 30_000]) {
+      expect(renderMarkdown(plan(500, 500, 500), { maxLength }).length).toBeLessThanOrEqual(maxLength);
+    }
+    const small = renderMarkdown(plan(20, 20, 20));
+    expect(listed(small)).toMatchObject({ create: 20, update: 20, delete: 20, callout: 40 });
+    expect(small).not.toContain('[!NOTE]');
   });
 });
