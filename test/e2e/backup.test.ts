@@ -75,3 +75,47 @@ describe('backups before deletes', () => {
     expect(simulator.listWebsites()).toHaveLength(3);
   });
 });
+
+describe('restore DOMAIN', () => {
+  it('finds a backed-up website however its domain is written, as a manifest entry would be', async () => {
+    await simulator.close();
+    simulator = await startSimulator({
+      websites: [
+        { domain: 'keep.example.com' },
+        { domain: 'pw.example.com', privacy: 1 },
+        { domain: 'xn--bcher-kva.example', email: true },
+      ],
+    });
+    env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+    expect((await runCli(['--once'], env)).code).toBe(0);
+
+    for (const written of [
+      'PW.EXAMPLE.COM',
+      'https://pw.example.com/',
+      'pw.example.com.',
+      'www.pw.example.com',
+    ]) {
+      const run = await runCli(['restore', written], env);
+      expect(run.code, `${written}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('domain: pw.example.com');
+      expect(run.stdout).not.toContain('xn--bcher-kva.example');
+    }
+    const idn = await runCli(['restore', 'Bücher.example'], env);
+    expect(idn.code, idn.stderr).toBe(0);
+    expect(idn.stdout).toContain('domain: xn--bcher-kva.example');
+
+    const bad = await runCli(['restore', 'not a domain'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('restore: "not a domain"');
+  });
+
+  it('says its output is the websites in the backup, not the account as it is now', async () => {
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const run = await runCli(['restore'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('of the account as they are now');
+    expect(run.stdout).toMatch(
+      /the 2 deleted website\(s\) in the backup file .*\.websites-sync-deleted\.jsonl/,
+    );
+  });
+});
