@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('backups before deletes', () => {
 
     const all = await runCli(['restore'], env);
     expect(all.stdout).toMatch(/domain: shop\.example\.com[\s\S]*password: \$\{/);
+  });
+
+  it('keeps an existing backup file readable by its owner only: a 0644 file becomes 0600, its lines kept', async () => {
+    const backup = join(dir, '.websites-sync-deleted.jsonl');
+    const earlier = `${JSON.stringify({ domain: 'earlier.example.com', id: 1, base_url: simulator.url })}\n`;
+    await writeFile(backup, earlier, { mode: 0o644 });
+    await chmod(backup, 0o644);
+    const run = await runCli(['--once'], env);
+    expect(run.code, run.stdout).toBe(0);
+    expect((await stat(backup)).mode & 0o777).toBe(0o600);
+    const lines = readFileSync(backup, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(earlier.trim());
   });
 
   it('sends no DELETE when the backup cannot be written', async () => {
