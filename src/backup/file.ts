@@ -2,9 +2,10 @@
 // each delete, the website as last read is appended to a JSON-lines file: one line per delete, written
 // in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
 // written, the delete is not sent.
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RemoteWebsite, WebsiteId } from '../model/index.js';
+import { openPrivateFile } from '../state/index.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -45,7 +46,8 @@ export function backupEntryOf(record: RemoteWebsite, baseUrl: string, now: Date)
 }
 
 export async function appendBackup(path: string, entry: BackupEntry): Promise<void> {
-  const handle = await open(path, 'a', 0o600);
+  // 0600 also for a file that existed with another mode: it lists the account's settings.
+  const handle = await openPrivateFile(path, 'a');
   try {
     await handle.write(`${JSON.stringify(entry)}\n`);
     await handle.sync();

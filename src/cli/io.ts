@@ -13,14 +13,28 @@ export interface Io {
 }
 
 type Writable = Pick<NodeJS.WritableStream, 'write'>;
+type WriteCall = (chunk: unknown, ...rest: unknown[]) => boolean;
+
+/**
+ * `stream` (its other properties, such as isTTY, kept) with every write going through `write`, which is
+ * given the stream's own write to call.
+ */
+export function interceptWrites<T extends Writable>(
+  stream: T,
+  write: (original: WriteCall, chunk: unknown, ...rest: unknown[]) => boolean,
+): T {
+  const original = stream.write.bind(stream) as WriteCall;
+  const wrapped = Object.create(stream) as T;
+  (wrapped as Writable).write = ((chunk: unknown, ...rest: unknown[]) =>
+    write(original, chunk, ...rest)) as Writable['write'];
+  return wrapped;
+}
 
 /** A stream whose text passes through the redactor on its way out. */
 export function redacting<T extends Writable>(stream: T, redactor: Redactor): T {
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  const wrapped = Object.create(stream) as T;
-  (wrapped as Writable).write = ((chunk: unknown, ...rest: unknown[]) =>
-    write(typeof chunk === 'string' ? redactor.redact(chunk) : chunk, ...rest)) as Writable['write'];
-  return wrapped;
+  return interceptWrites(stream, (write, chunk, ...rest) =>
+    write(typeof chunk === 'string' ? redactor.redact(chunk) : chunk, ...rest),
+  );
 }
 
 /** The process's streams and environment, every output through one redactor. */

@@ -2,26 +2,37 @@ import type { Outcome } from '../apply/index.js';
 import { formatDuration } from '../model/index.js';
 import { type Plan, renderText } from '../plan/index.js';
 import { outcomeLine } from './output.js';
+import type { StatusLine } from './status-line.js';
 
 // `--once` in text format, like `terraform apply`: the plan first, then a line per operation as it
-// completes, then (from the caller) the summary. On a terminal, a progress line with the time left sits
-// under the operations on stderr, for runs that take minutes at the service's rate limit.
+// completes, then (from the caller) the summary. On a terminal, a run that will take a while (hundreds
+// of writes at the service's rate limit) also shows a progress line with the time left, on stderr, in
+// the terminal's status line: every other output is written around it, never appended to it.
 
 interface Stream {
   write(text: string): unknown;
-  isTTY?: boolean;
 }
+
+/**
+ * The progress line appears once the estimated time left is at least this long; a run that will end
+ * sooner needs no progress (a handful of operations are done before it would be read). Once shown, it
+ * stays until the last operation.
+ */
+export const PROGRESS_MIN_TIME_LEFT_MS = 10_000;
 
 export class LiveOutput {
   readonly #stdout: Stream;
   readonly #color: boolean;
-  readonly #progress: Progress | undefined;
+  readonly #status: StatusLine;
+  readonly #progress: Progress;
   #started = false;
 
-  constructor(stdout: Stream, stderr: Stream, color: boolean, now: () => number = Date.now) {
+  /** `stdout` must write around `status` (StatusLine.guard), as every output of the run does. */
+  constructor(stdout: Stream, status: StatusLine, color: boolean, now: () => number = Date.now) {
     this.#stdout = stdout;
     this.#color = color;
-    this.#progress = stderr.isTTY ? new Progress(stderr, now) : undefined;
+    this.#status = status;
+    this.#progress = new Progress(status, now);
   }
 
   /** True once the plan was printed: the caller then prints only the summary. */
@@ -32,32 +43,34 @@ export class LiveOutput {
   readonly plan = (plan: Plan): void => {
     this.#started = true;
     this.#stdout.write(`${renderText(plan, { color: this.#color })}\n`);
-    this.#progress?.start(plan.changes.length);
+    this.#progress.start(plan.changes.length);
   };
 
   readonly outcome = (outcome: Outcome): void => {
-    this.#progress?.clear();
+    this.#progress.tick();
+    // Written around the status line, which is then drawn again with the count just updated.
     this.#stdout.write(outcomeLine(outcome, this.#color));
-    this.#progress?.tick();
   };
 
   finish(): void {
-    this.#progress?.clear();
+    this.#status.clear();
   }
 }
 
-/** `[120/900] 13%, about 2m10s left`, redrawn in place at most a few times a second. */
+/**
+ * `[120/900] 13%, about 2m10s left` in the status line, once the time left is long enough. Each tick
+ * updates the text; the line is drawn again after the next output (the operation's line that follows).
+ */
 export class Progress {
-  readonly #stream: Stream;
+  readonly #status: StatusLine;
   readonly #now: () => number;
   #total = 0;
   #done = 0;
   #startedAt = 0;
-  #drawnAt = Number.NEGATIVE_INFINITY;
   #shown = false;
 
-  constructor(stream: Stream, now: () => number = Date.now) {
-    this.#stream = stream;
+  constructor(status: StatusLine, now: () => number = Date.now) {
+    this.#status = status;
     this.#now = now;
   }
 
@@ -69,25 +82,24 @@ export class Progress {
   tick(): void {
     this.#done += 1;
     const now = this.#now();
-    if (now - this.#drawnAt < 250 && this.#done < this.#total) return;
-    this.#drawnAt = now;
-    this.#stream.write(`\r\u001b[K${this.line(now)}`);
-    this.#shown = true;
-  }
-
-  /** Erases the line, so other output never lands after it. */
-  clear(): void {
-    if (!this.#shown) return;
-    this.#stream.write('\r\u001b[K');
-    this.#shown = false;
+    if (this.#shown) {
+      this.#status.update(this.line(now));
+    } else if (this.#timeLeft(now) >= PROGRESS_MIN_TIME_LEFT_MS) {
+      this.#shown = true;
+      this.#status.show(this.line(now));
+    }
   }
 
   line(now = this.#now()): string {
     const percent = this.#total === 0 ? 100 : Math.floor((this.#done / this.#total) * 100);
     const head = `[${this.#done}/${this.#total}] ${percent}%`;
-    const remaining = this.#total - this.#done;
-    if (this.#done === 0 || remaining === 0) return head;
-    const leftMs = ((now - this.#startedAt) / this.#done) * remaining;
-    return `${head}, about ${formatDuration(Math.max(1000, leftMs))} left`;
+    if (this.#done === 0 || this.#done >= this.#total) return head;
+    return `${head}, about ${formatDuration(Math.max(1000, this.#timeLeft(now)))} left`;
+  }
+
+  /** From the pace so far: the time per operation done, times the operations left. */
+  #timeLeft(now: number): number {
+    if (this.#done === 0 || this.#done >= this.#total) return 0;
+    return ((now - this.#startedAt) / this.#done) * (this.#total - this.#done);
   }
 }

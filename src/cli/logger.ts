@@ -27,6 +27,11 @@ export interface LoggerOptions {
   redactor?: Redactor;
   /** Where log lines go (tests); by default stderr, so stdout stays for plans. */
   destination?: DestinationStream;
+  /**
+   * The terminal's status line (a progress line on stderr): when there is one, each log line is written
+   * through it, which erases the line first and draws it again after.
+   */
+  statusLine?: { readonly enabled: boolean; write(text: string): void };
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -37,11 +42,22 @@ export function createLogger(options: LoggerOptions): Logger {
     hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
   };
   if (options.destination) return pino(base, options.destination);
+  const status = options.statusLine;
+  if (status?.enabled) {
+    // Formatted here, synchronously, so a line is whole on the terminal before the status line returns.
+    const format = prettyLogs(options.format) ? prettifier() : (line: string) => line;
+    return pino(base, { write: (line: string) => status.write(format(line)) });
+  }
   if (prettyLogs(options.format)) {
     const pretty = load('pino-pretty') as typeof PinoPretty;
     return pino(base, pretty({ destination: 2, sync: true, colorize: !process.env.NO_COLOR }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
+}
+
+function prettifier(): (line: string) => string {
+  const { prettyFactory } = load('pino-pretty') as typeof PinoPretty;
+  return prettyFactory({ colorize: !process.env.NO_COLOR });
 }
 
 export function prettyLogs(format: LoggerOptions['format']): boolean {
@@ -56,7 +72,8 @@ export function commandLogger(
   config: { logLevel: string | undefined; logFormat: LoggerOptions['format'] },
   redactor: Redactor,
   human: boolean,
+  statusLine?: LoggerOptions['statusLine'],
 ): Logger {
   const level = config.logLevel ?? (human && prettyLogs(config.logFormat) ? 'warn' : 'info');
-  return createLogger({ level, format: config.logFormat, redactor });
+  return createLogger({ level, format: config.logFormat, redactor, ...(statusLine ? { statusLine } : {}) });
 }

@@ -19,6 +19,8 @@ export interface ExportOptions {
   baseUrl: string;
   version: string;
   now: Date;
+  /** For `restore`: the records are deleted websites read back from this backup file, not the account. */
+  backupFile?: string;
 }
 
 export interface ExportedManifest {
@@ -64,9 +66,19 @@ function header(options: ExportOptions, count: number): string {
   return [
     ' yaml-language-server: $schema=./websites.schema.json',
     ' (for completion and checks in an editor: websites-sync schema > websites.schema.json beside this file)',
-    ` Exported by websites-sync ${options.version} from ${options.baseUrl} on ${options.now.toISOString()}:`,
-    ` the ${count} website(s) of the account as they are now. Settings equal to the service's defaults`,
-    ' are left out. Review it, then check what applying it would change:',
+    ...(options.backupFile === undefined
+      ? [
+          ` Exported by websites-sync ${options.version} from ${options.baseUrl} on ${options.now.toISOString()}:`,
+          ` the ${count} website(s) of the account as they are now. Settings equal to the service's defaults`,
+          ' are left out. Review it, then check what applying it would change:',
+        ]
+      : [
+          ` Restored by websites-sync ${options.version} on ${options.now.toISOString()}:`,
+          ` the ${count} deleted website(s) in the backup file ${options.backupFile},`,
+          ` each as last read from ${options.baseUrl} before its delete. Only settings come back: the`,
+          " statistics of a deleted website are not restorable. Settings equal to the service's defaults",
+          ' are left out. Add these entries to the manifest, then check what applying it would change:',
+        ]),
     '   websites-sync --once --dry-run -f websites.yaml',
   ].join('\n');
 }

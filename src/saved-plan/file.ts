@@ -1,4 +1,5 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { openPrivateFile } from '../state/index.js';
 import { parseSavedPlan, type SavedPlanFile } from './format.js';
 
 /** The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan). */
@@ -18,6 +19,10 @@ export async function writeSavedPlan(
   file: SavedPlanFile,
   redact: (text: string) => string,
 ): Promise<void> {
-  await writeFile(path, redact(`${JSON.stringify(file, null, 2)}\n`), { mode: 0o600 });
-  await chmod(path, 0o600);
+  const handle = await openPrivateFile(path, 'w');
+  try {
+    await handle.writeFile(redact(`${JSON.stringify(file, null, 2)}\n`));
+  } finally {
+    await handle.close();
+  }
 }

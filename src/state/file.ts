@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLifecycleEntries } from './lifecycle.js';
+import { openPrivateFile } from './private-file.js';
 import { emptyState, fingerprintKey, STATE_VERSION, type StateData, type WebsiteState } from './state.js';
 
 export interface LoadedState {
@@ -91,7 +92,7 @@ function isWebsiteState(entry: unknown): entry is WebsiteState {
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
 export async function saveState(path: string, state: StateData): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', 0o600);
+  const handle = await openPrivateFile(temp, 'w');
   try {
     const { key: _, ...stored } = state;
     await handle.writeFile(`${JSON.stringify(stored, null, 2)}\n`);
@@ -100,7 +101,6 @@ export async function saveState(path: string, state: StateData): Promise<void> {
     await handle.close();
   }
   try {
-    await chmod(temp, 0o600);
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => {});

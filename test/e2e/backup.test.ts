@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,6 +64,19 @@ describe('backups before deletes', () => {
     expect(all.stdout).toMatch(/domain: shop\.example\.com[\s\S]*password: \$\{/);
   });
 
+  it('keeps an existing backup file readable by its owner only: a 0644 file becomes 0600, its lines kept', async () => {
+    const backup = join(dir, '.websites-sync-deleted.jsonl');
+    const earlier = `${JSON.stringify({ domain: 'earlier.example.com', id: 1, base_url: simulator.url })}\n`;
+    await writeFile(backup, earlier, { mode: 0o644 });
+    await chmod(backup, 0o644);
+    const run = await runCli(['--once'], env);
+    expect(run.code, run.stdout).toBe(0);
+    expect((await stat(backup)).mode & 0o777).toBe(0o600);
+    const lines = readFileSync(backup, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(earlier.trim());
+  });
+
   it('sends no DELETE when the backup cannot be written', async () => {
     await mkdir(join(dir, 'backup-dir'));
     const run = await runCli(['--once', '--backup-file', join(dir, 'backup-dir')], env);
@@ -73,5 +86,49 @@ describe('backups before deletes', () => {
     );
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     expect(simulator.listWebsites()).toHaveLength(3);
+  });
+});
+
+describe('restore DOMAIN', () => {
+  it('finds a backed-up website however its domain is written, as a manifest entry would be', async () => {
+    await simulator.close();
+    simulator = await startSimulator({
+      websites: [
+        { domain: 'keep.example.com' },
+        { domain: 'pw.example.com', privacy: 1 },
+        { domain: 'xn--bcher-kva.example', email: true },
+      ],
+    });
+    env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+    expect((await runCli(['--once'], env)).code).toBe(0);
+
+    for (const written of [
+      'PW.EXAMPLE.COM',
+      'https://pw.example.com/',
+      'pw.example.com.',
+      'www.pw.example.com',
+    ]) {
+      const run = await runCli(['restore', written], env);
+      expect(run.code, `${written}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain('domain: pw.example.com');
+      expect(run.stdout).not.toContain('xn--bcher-kva.example');
+    }
+    const idn = await runCli(['restore', 'Bücher.example'], env);
+    expect(idn.code, idn.stderr).toBe(0);
+    expect(idn.stdout).toContain('domain: xn--bcher-kva.example');
+
+    const bad = await runCli(['restore', 'not a domain'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('restore: "not a domain"');
+  });
+
+  it('says its output is the websites in the backup, not the account as it is now', async () => {
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const run = await runCli(['restore'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('of the account as they are now');
+    expect(run.stdout).toMatch(
+      /the 2 deleted website\(s\) in the backup file .*\.websites-sync-deleted\.jsonl/,
+    );
   });
 });

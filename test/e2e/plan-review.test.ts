@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -169,8 +169,13 @@ describe('saved plans: --out, then --plan', () => {
     expect(simulator.requests).toEqual([]);
   });
 
-  it('writes the saved plan with mode 0600', async () => {
+  it('writes the saved plan with mode 0600, also over an existing 0644 file', async () => {
     expect((await stat(planFile)).mode & 0o777).toBe(0o600);
+    const again = join(dir, 'again.json');
+    await writeFile(again, '{}', { mode: 0o644 });
+    await chmod(again, 0o644);
+    expect((await runCli(['--once', '--dry-run', '--out', again], env)).code).toBe(0);
+    expect((await stat(again)).mode & 0o777).toBe(0o600);
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,14 @@ describe('state file', () => {
     expect(await readFile(path, 'utf8')).not.toContain('hunter2-secret');
     expect(await readFile(path, 'utf8')).not.toContain(state.key);
     expect((await loadState(path, BASE, 'secret')).state).toEqual(state);
+  });
+
+  it('leaves an existing state file readable by its owner only, whatever mode it had', async () => {
+    const path = await tempFile();
+    await writeFile(path, '{}', { mode: 0o644 });
+    await chmod(path, 0o644);
+    await saveState(path, emptyState(BASE, 'secret'));
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
   it.each([

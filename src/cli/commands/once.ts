@@ -28,16 +28,20 @@ import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
 import { renderReport, resultText, useColor } from '../output.js';
+import { StatusLine } from '../status-line.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
-export async function runOnce(config: Config, io: Io): Promise<number> {
+export async function runOnce(config: Config, processIo: Io): Promise<number> {
   checkPlanOptions(config);
   growHeapSlowly();
   // The manifest is checked before anything else: an invalid one makes no request at all.
-  const { desired, warnings } = await loadOrExit(config.manifest, io);
+  const { desired, warnings } = await loadOrExit(config.manifest, processIo);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
-  const logger = commandLogger(config, io.redactor, true);
+  // On a terminal, a long apply shows its progress in a status line: all output of the run goes around it.
+  const status = new StatusLine(processIo.stderr);
+  const io = status.guard(processIo);
+  const logger = commandLogger(config, io.redactor, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {
@@ -50,6 +54,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
       warnings,
       saved,
       interruption,
+      status,
     });
     return interruption.received ? exitCodeOf(interruption.received) : code;
   } catch (error) {
@@ -57,6 +62,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
     io.stderr.write(`websites-sync: ${error.message}\n`);
     return exitCodeOf(interruption.received);
   } finally {
+    status.clear();
     interruption.dispose();
     await closeClient(client, interruption.received);
   }
@@ -71,13 +77,14 @@ interface OnceRun {
   warnings: string[];
   saved: SavedPlanFile | undefined;
   interruption: Interruption;
+  status: StatusLine;
 }
 
 async function reconcileAndReport(run: OnceRun): Promise<number> {
   const { config, io, desired, client } = run;
   const color = useColor(process.stdout, io.env);
   // Text goes out as the run goes (the plan before its first operation); JSON and Markdown stay whole.
-  const live = config.output === 'text' ? new LiveOutput(io.stdout, process.stderr, color) : undefined;
+  const live = config.output === 'text' ? new LiveOutput(io.stdout, run.status, color) : undefined;
   const prune = config.prune || desired.prune;
   const result = await reconcile({
     ...reconcileOptions(run, prune),

@@ -1,6 +1,6 @@
-import { backupPathFor, readBackups } from '../../backup/index.js';
+import { type BackupEntry, backupPathFor, readBackups } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
-import type { RemoteWebsite } from '../../model/index.js';
+import { canonicalDomain, type RemoteWebsite, storedKey, websiteKey } from '../../model/index.js';
 import type { Config } from '../args.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -12,36 +12,64 @@ import { VERSION } from '../version.js';
  */
 export async function runRestore(config: Config, io: Io): Promise<number> {
   const path = backupPathFor(config.stateFile, config.backupFile);
-  const latest = new Map<string, RemoteWebsite>();
-  let baseUrl = '';
-  for (const entry of await readBackups(path)) {
-    baseUrl = entry.base_url;
-    latest.set(entry.domain, {
-      id: entry.id,
-      domain: entry.domain,
-      ...(entry.privacy === 'unknown' ? {} : { privacy: entry.privacy as RemoteWebsite['privacy'] }),
-      ...(entry.email === 'unknown' ? {} : { email: entry.email }),
-      ...(entry.exclude_bots === 'unknown' ? {} : { exclude_bots: entry.exclude_bots }),
-      ...(entry.exclude_ips === 'unknown' ? {} : { exclude_ips: entry.exclude_ips }),
-    });
-  }
-  const missing = config.domains.filter((domain) => !latest.has(domain));
-  if (missing.length > 0) {
-    throw new UsageError(`restore: no backup of ${missing.join(', ')} in ${path}`);
-  }
-  const wanted = config.domains.length > 0 ? config.domains.map((d) => latest.get(d)!) : [...latest.values()];
+  const backups = latestBackups(await readBackups(path));
+  const wanted = config.domains.length > 0 ? pick(backups, config.domains, path) : [...backups.values()];
   if (wanted.length === 0) {
     io.stderr.write(`restore: ${path} holds no deleted website.\n`);
     return EXIT.ok;
   }
-  const { text } = exportManifest(wanted, {
-    baseUrl: baseUrl || 'the backup file',
+  const baseUrls = [...new Set(wanted.map((entry) => entry.base_url))];
+  const { text } = exportManifest(wanted.map(recordOf), {
+    baseUrl: baseUrls.join(', ') || 'the service',
     version: VERSION,
     now: new Date(),
+    backupFile: path,
   });
   io.stdout.write(text);
   io.stderr.write(
     `${wanted.length} website(s) from ${path}. Their settings are restored by applying these entries; their statistics are not restorable.\n`,
   );
   return EXIT.ok;
+}
+
+/** The latest backup of each website, by the identity every stage uses (its canonical domain). */
+function latestBackups(entries: readonly BackupEntry[]): Map<string, BackupEntry> {
+  const latest = new Map<string, BackupEntry>();
+  for (const entry of entries) latest.set(websiteKey(entry.domain), entry);
+  return latest;
+}
+
+/**
+ * The backups of the domains asked for, each written as a manifest entry may be (any case, a scheme,
+ * a trailing dot, an IDN, a `www.`): it means the website a manifest entry of that name would mean.
+ */
+function pick(backups: Map<string, BackupEntry>, domains: readonly string[], path: string): BackupEntry[] {
+  // A website stored with a leading `www.` (before the service's `www.` rule) also answers to its name today.
+  const byStored = new Map<string, BackupEntry>();
+  for (const [key, entry] of backups) if (key.startsWith('www.')) byStored.set(storedKey(key), entry);
+  const missing: string[] = [];
+  const found = domains.flatMap((input) => {
+    const canonical = canonicalDomain(input);
+    if ('error' in canonical) throw new UsageError(`restore: ${canonical.error}`);
+    const { domain, written } = canonical;
+    const entry =
+      backups.get(domain) ??
+      (written === undefined ? undefined : backups.get(written)) ??
+      byStored.get(domain);
+    if (entry === undefined) missing.push(input);
+    return entry === undefined ? [] : [entry];
+  });
+  if (missing.length > 0) throw new UsageError(`restore: no backup of ${missing.join(', ')} in ${path}`);
+  return [...new Set(found)];
+}
+
+function recordOf(entry: BackupEntry): RemoteWebsite {
+  return {
+    id: entry.id,
+    domain: entry.domain,
+    ...(entry.privacy === 'unknown' ? {} : { privacy: entry.privacy as RemoteWebsite['privacy'] }),
+    ...(entry.email === 'unknown' ? {} : { email: entry.email }),
+    ...(entry.exclude_bots === 'unknown' ? {} : { exclude_bots: entry.exclude_bots }),
+    ...(entry.exclude_ips === 'unknown' ? {} : { exclude_ips: entry.exclude_ips }),
+  };
 }
