@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { Redactor } from '../model/index.js';
+import { type Io, useColor } from './io.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
 // never pays for it at start-up. Through require(), so the bundle leaves it in node_modules.
@@ -27,6 +28,8 @@ export interface LoggerOptions {
   redactor?: Redactor;
   /** Where log lines go (tests); by default stderr, so stdout stays for plans. */
   destination?: DestinationStream;
+  /** Pretty logs in colour; by default the rule of all output for a person (`useColor`) on stderr. */
+  color?: boolean;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -39,7 +42,8 @@ export function createLogger(options: LoggerOptions): Logger {
   if (options.destination) return pino(base, options.destination);
   if (prettyLogs(options.format)) {
     const pretty = load('pino-pretty') as typeof PinoPretty;
-    return pino(base, pretty({ destination: 2, sync: true, colorize: !process.env.NO_COLOR }));
+    const colorize = options.color ?? useColor(process.stderr, process.env);
+    return pino(base, pretty({ destination: 2, sync: true, colorize }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }
@@ -54,9 +58,10 @@ export function prettyLogs(format: LoggerOptions['format']): boolean {
  */
 export function commandLogger(
   config: { logLevel: string | undefined; logFormat: LoggerOptions['format'] },
-  redactor: Redactor,
+  io: Pick<Io, 'redactor' | 'env'>,
   human: boolean,
 ): Logger {
   const level = config.logLevel ?? (human && prettyLogs(config.logFormat) ? 'warn' : 'info');
-  return createLogger({ level, format: config.logFormat, redactor });
+  const color = useColor(process.stderr, io.env);
+  return createLogger({ level, format: config.logFormat, redactor: io.redactor, color });
 }

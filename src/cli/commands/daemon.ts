@@ -16,7 +16,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   growHeapSlowly();
   const listen = listenAddress(config.listen);
   const metrics = new DaemonMetrics();
-  const logger = commandLogger(config, io.redactor, false);
+  const logger = commandLogger(config, io, false);
   // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
   const periodic = config.rateBudget ?? 0.5;
   const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger, budget: periodic });

@@ -23,11 +23,11 @@ import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
 import { exitCodeOf, type Interruption, interruptOnSignals } from '../interrupt.js';
-import type { Io } from '../io.js';
+import { type Io, useColor } from '../io.js';
 import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
-import { renderReport, resultText, useColor } from '../output.js';
+import { renderReport, resultText } from '../output.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
@@ -37,7 +37,7 @@ export async function runOnce(config: Config, io: Io): Promise<number> {
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
-  const logger = commandLogger(config, io.redactor, true);
+  const logger = commandLogger(config, io, true);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {
