@@ -19,14 +19,15 @@ describe('export options', () => {
   it.each([
     { argv: ['export', '--once'], message: /unknown option --once/ },
     {
+      // Named as typed: --output here, -o below.
       argv: ['export', '--output', 'json'],
-      message: /export -o: "json" is not a format; export writes yaml/,
+      message: /export --output: "json" is not a format; export writes yaml/,
     },
     {
       // -o means a format everywhere: a file name there is not silently written as a file.
       argv: ['export', '-o', 'websites.yaml'],
       message:
-        /"websites\.yaml" is not a format; export writes yaml\. To write it to a file: --out websites\.yaml/,
+        /export -o: "websites\.yaml" is not a format; export writes yaml\. To write it to a file: --out websites\.yaml/,
     },
     { argv: ['export', 'now'], message: /unknown command "now"/ },
   ])('rejects $argv', ({ argv, message }) => {

@@ -14,7 +14,7 @@ export async function runRestore(config: Config, io: Io): Promise<number> {
   const path = backupPathFor(config.stateFile, config.backupFile);
   const latest = new Map<string, RemoteWebsite>();
   let baseUrl = '';
-  for (const entry of await readBackups(path)) {
+  for (const entry of await readBackupFile(path, config)) {
     baseUrl = entry.base_url;
     latest.set(entry.domain, {
       id: entry.id,
@@ -44,4 +44,19 @@ export async function runRestore(config: Config, io: Io): Promise<number> {
     `${wanted.length} website(s) from ${path}. Their settings are restored by applying these entries; their statistics are not restorable.\n`,
   );
   return EXIT.ok;
+}
+
+/** The backup file, or an error naming what chose it: its option or variable, or the state file's place. */
+async function readBackupFile(path: string, config: Config) {
+  try {
+    return await readBackups(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
+    throw new UsageError(
+      config.backupFile
+        ? `${config.sources['backup-file']}: ${path} ${why}; give the path of a file`
+        : `the backup file ${path} (beside the state file) ${why}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a file`,
+    );
+  }
 }
