@@ -103,7 +103,7 @@ function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   if (positionals.length > 0) {
     const near = suggest(positionals[0] ?? '', [...COMMANDS]);
     throw new UsageError(
-      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore, schema and simulator`,
+      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : '.'} Commands are validate, export, restore, schema and simulator.`,
     );
   }
   const config = resolve(command, values, env, typed);

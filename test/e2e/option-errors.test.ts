@@ -132,3 +132,51 @@ describe('export --out', () => {
     }
   });
 });
+
+describe('an option the command does not take', () => {
+  it.each([
+    [
+      ['schema', '--once'],
+      '--once is not accepted by the schema command; only by a run. See websites-sync schema --help.',
+    ],
+    [
+      ['validate', '--prune'],
+      '--prune is not accepted by the validate command; only by a run. See websites-sync validate --help.',
+    ],
+    [
+      ['restore', '--concurrency', '2'],
+      '--concurrency is not accepted by the restore command; only by a run and export. See websites-sync restore --help.',
+    ],
+    [
+      ['--schema'],
+      '--schema is not accepted by a run (websites-sync without a command); only by export. See websites-sync --help.',
+    ],
+    [['--frobnicate'], 'unknown option --frobnicate. See websites-sync --help.'],
+    [['--prnue'], 'unknown option --prnue; did you mean --prune? See websites-sync --help.'],
+    [['validate', '--froce'], 'unknown option --froce. See websites-sync validate --help.'],
+  ])('%j: says so, then where the options are listed', async (args, message) => {
+    const run = await runCli(args, env);
+    expect(run.stderr).toBe(`websites-sync: ${message}\n`);
+    expect(run.code).toBe(1);
+  });
+});
+
+describe('the simulator among the options', () => {
+  it('is found after global options: its own options are not called unknown', async () => {
+    const run = await runCli(['-f', 'x.yaml', 'simulator', '--port', '0'], env);
+    expect(run.stderr).toBe(
+      'websites-sync simulator: -f (--manifest) is not accepted by the simulator command; only by a run and validate. See websites-sync simulator --help.\n',
+    );
+    expect(run.code).toBe(1);
+    const help = await runCli(['-h', 'simulator'], env);
+    expect(help.stdout).toContain('Usage: websites-sync simulator [options]');
+  });
+
+  it('suggests the closest of its options for a typo', async () => {
+    const run = await runCli(['simulator', '--prot', '0'], env);
+    expect(run.stderr).toBe(
+      'websites-sync simulator: unknown option --prot; did you mean --port? See websites-sync simulator --help.\n',
+    );
+    expect(run.code).toBe(1);
+  });
+});
