@@ -1,31 +1,22 @@
-import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
 import type { RunSettings } from '../reconcile/index.js';
 import type { ConnectionSettings } from '../service/index.js';
+import { COMMANDS, type Command, parseCommandArgs, splitCommand } from './argv.js';
 import { UsageError } from './errors.js';
+import { refuseDirectory } from './option-values.js';
 import {
   type Given,
   type LOG_FORMATS,
   OPTION_TABLE,
-  type OptionCommand,
   type OptionName,
+  type OptionSpec,
   optionValue,
-  parseArgsOptions,
-  takesValue,
 } from './options.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults; every option
 // is described once, in options.ts.
 
-export type Command =
-  | 'sync'
-  | 'validate'
-  | 'export'
-  | 'restore'
-  | 'schema'
-  | 'simulator'
-  | 'help'
-  | 'version';
+export type { Command };
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface Config {
@@ -80,32 +71,14 @@ export interface Config {
   run: RunSettings;
   /** The part the service client takes. */
   connection: ConnectionSettings;
+  /**
+   * Where each option's value came from, for every error about it: the flag as typed (`-o`,
+   * `--output`), the variable that set it (`WEBSITES_SYNC_BASE_URL`), or `--NAME` for a default.
+   */
+  sources: Readonly<Record<OptionName, string>>;
 }
 
-const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
 export type LogFormat = (typeof LOG_FORMATS)[number];
-
-/**
- * The sub-command wherever it stands among the global options (`-f x.yaml validate` as well as
- * `validate -f x.yaml`), and the other arguments. The simulator parses its own, so it comes first.
- */
-function splitCommand(argv: string[]): { command: Command; args: string[] } {
-  if (argv[0] === 'simulator') return { command: 'simulator', args: argv.slice(1) };
-  const index = argv.findIndex((token, i) => {
-    const before = argv[i - 1];
-    return COMMANDS.has(token) && token !== 'simulator' && !(before !== undefined && takesValue(before));
-  });
-  if (index === -1) return { command: 'sync', args: argv };
-  return { command: argv[index] as Command, args: [...argv.slice(0, index), ...argv.slice(index + 1)] };
-}
-
-/** parseArgs' message for an unknown option, with the closest known one. */
-function explainParseError(error: Error, options: Record<string, unknown>): string {
-  const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(error.message)?.[1];
-  if (!unknown) return `${error.message}. See websites-sync --help.`;
-  const near = suggest(unknown.replace(/^-+/, ''), Object.keys(options));
-  return `unknown option ${unknown}${near ? `; did you mean --${near}?` : ''} See websites-sync --help.`;
-}
 
 /** The settings of this invocation: one validated object, frozen, from which each stage takes its part. */
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<Config> {
@@ -116,23 +89,24 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<Co
 
 function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   const { command, args } = splitCommand(argv);
-  if (command === 'simulator') return { ...resolve(command, {}, env), rest: args };
+  if (command === 'simulator') return { ...resolve(command, {}, {}), rest: args };
   if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
     throw new UsageError(
       '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
     );
   }
-  const { values, positionals } = parseCommandArgs(command, args);
-  if (values.help) return { ...resolve(command, {}, {}), command: 'help', helpFor: command };
-  if (values.version) return { ...resolve(command, {}, {}), command: 'version' };
-  if (command === 'restore') return { ...resolve(command, values, env), domains: positionals };
+  const { values, positionals, typed } = parseCommandArgs(command, args);
+  // Help and the version read no option (a bad variable or path does not hide them).
+  if (values.help) return { ...resolve('help', {}, {}), helpFor: command };
+  if (values.version) return resolve('version', {}, {});
+  if (command === 'restore') return { ...resolve(command, values, env, typed), domains: positionals };
   if (positionals.length > 0) {
     const near = suggest(positionals[0] ?? '', [...COMMANDS]);
     throw new UsageError(
-      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : ''} Commands are validate, export, restore, schema and simulator`,
+      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : '.'} Commands are validate, export, restore, schema and simulator.`,
     );
   }
-  const config = resolve(command, values, env);
+  const config = resolve(command, values, env, typed);
   if (config.withSchema && config.outputFile === undefined) {
     throw new UsageError(
       '--schema: only with --out FILE (the schema goes beside the manifest); for stdout use: websites-sync schema > websites.schema.json',
@@ -141,24 +115,17 @@ function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   return config;
 }
 
-/** The command's own options (the table says which it accepts); unknown ones are errors. */
-function parseCommandArgs(command: Command, args: string[]) {
-  const options = parseArgsOptions(command as OptionCommand);
-  try {
-    const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals: true });
-    return { values: values as Given, positionals };
-  } catch (error) {
-    throw new UsageError(explainParseError(error as Error, options));
-  }
-}
-
 /** export's -o names a format like everywhere else: yaml, the only one it writes. */
-function exportedOf(command: Command, values: Given): Pick<Config, 'outputFile' | 'withSchema'> {
+function exportedOf(
+  command: Command,
+  values: Given,
+  typed: Readonly<Record<string, string>>,
+): Pick<Config, 'outputFile' | 'withSchema'> {
   if (command !== 'export') return { outputFile: undefined, withSchema: false };
   const output = values.output;
   if (typeof output === 'string' && output !== 'yaml') {
     throw new UsageError(
-      `export -o: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
+      `export ${typed.output ?? '--output'}: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
     );
   }
   return { outputFile: values.out as string | undefined, withSchema: values.schema === true };
@@ -168,29 +135,60 @@ function exportedOf(command: Command, values: Given): Pick<Config, 'outputFile' 
  * The settings of a command, each from the table: the option, else its variable, else its default.
  * Options the command does not accept take their default (their variables are not read).
  */
-function resolve(command: Command, given: Given, env: NodeJS.ProcessEnv): Config {
-  return withGroups(resolveFlat(command, given, env));
+function resolve(
+  command: Command,
+  given: Given,
+  env: NodeJS.ProcessEnv,
+  typed: Readonly<Record<string, string>> = {},
+): Config {
+  refuseContradictions(given);
+  const exported = exportedOf(command, given, typed);
+  // The key has no option (never on the command line): only its variable, for the commands that connect.
+  const connects = (OPTION_TABLE['base-url'].commands as readonly string[]).includes(command);
+  const apiKey = connects ? env.WEBSITES_SYNC_API_KEY?.trim() || undefined : undefined;
+  return withGroups({ ...resolveFlat(command, readAll(command, given, env, typed), exported), apiKey });
+}
+
+interface ReadOptions {
+  values: Record<OptionName, unknown>;
+  sources: Record<OptionName, string>;
+}
+
+/**
+ * Every option's value and where it came from, in the table's order; a path option the command takes
+ * is refused when it names a directory.
+ */
+function readAll(
+  command: Command,
+  given: Given,
+  env: NodeJS.ProcessEnv,
+  typed: Readonly<Record<string, string>>,
+): ReadOptions {
+  const read = { values: {}, sources: {} } as ReadOptions;
+  for (const [name, spec] of Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>) {
+    const accepted = (spec.commands as readonly string[]).includes(command);
+    const { value, source } = optionValue(name, accepted ? given : {}, accepted ? env : {}, typed);
+    if (accepted && spec.file && typeof value === 'string' && value !== '') refuseDirectory(value, source);
+    read.values[name] = value;
+    read.sources[name] = source;
+  }
+  return read;
 }
 
 function resolveFlat(
   command: Command,
-  given: Given,
-  env: NodeJS.ProcessEnv,
-): Omit<Config, 'run' | 'connection'> {
-  const accepts = (name: OptionName) => (OPTION_TABLE[name].commands as readonly string[]).includes(command);
-  const value = <T>(name: OptionName) =>
-    optionValue(name, accepts(name) ? given : {}, accepts(name) ? env : {}) as T;
-  refuseContradictions(given);
-  const exported = exportedOf(command, given);
+  { values, sources }: ReadOptions,
+  exported: Pick<Config, 'outputFile' | 'withSchema'>,
+): Omit<Config, 'run' | 'connection' | 'apiKey'> {
+  const value = <T>(name: OptionName) => values[name] as T;
   const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
-    throw new UsageError(`--output: "${output}" is not a format; use text, json or markdown`);
+    throw new UsageError(`${sources.output}: "${output}" is not a format; use text, json or markdown`);
   }
   return {
     command,
     manifest: value<string>('manifest'),
     baseUrl: value<string | undefined>('base-url') || undefined,
-    apiKey: accepts('base-url') ? env.WEBSITES_SYNC_API_KEY?.trim() || undefined : undefined,
     apiKeyFile: value<string | undefined>('api-key-file') || undefined,
     stateFile: value<string>('state-file'),
     backupFile: value<string | undefined>('backup-file') || undefined,
@@ -217,6 +215,7 @@ function resolveFlat(
     allowInsecureHttp: value<boolean>('allow-insecure-http'),
     ...exported,
     rest: [],
+    sources,
   };
 }
 

@@ -23,7 +23,7 @@ export function connectFromConfig(
   const { baseUrl, apiKey, notice } = requireService(config);
   io.redactor.add(apiKey);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
-  const logger = options.logger ?? commandLogger(config, io.redactor, true);
+  const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
   const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
   const client = connectService({

@@ -12,6 +12,18 @@ export interface Io {
   redactor: Redactor;
 }
 
+/**
+ * Whether text for a person on `stream` is coloured: the one rule for plans, progress and pretty logs.
+ * FORCE_COLOR (force-color.org; as Node itself reads it) wins: `0` or `false` turns colour off, any other
+ * non-empty value on, even into a pipe (a CI log that renders ANSI). Otherwise NO_COLOR (no-color.org)
+ * and a terminal decide.
+ */
+export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  return stream.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
 type Writable = Pick<NodeJS.WritableStream, 'write'>;
 type WriteCall = (chunk: unknown, ...rest: unknown[]) => boolean;
 

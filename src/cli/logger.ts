@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
 import type { Redactor } from '../model/index.js';
+import { type Io, useColor } from './io.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
 // never pays for it at start-up. Through require(), so the bundle leaves it in node_modules.
@@ -32,6 +33,8 @@ export interface LoggerOptions {
    * through it, which erases the line first and draws it again after.
    */
   statusLine?: { readonly enabled: boolean; write(text: string): void };
+  /** Pretty logs in colour; by default the rule of all output for a person (`useColor`) on stderr. */
+  color?: boolean;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -42,22 +45,23 @@ export function createLogger(options: LoggerOptions): Logger {
     hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
   };
   if (options.destination) return pino(base, options.destination);
+  const colorize = options.color ?? useColor(process.stderr, process.env);
   const status = options.statusLine;
   if (status?.enabled) {
     // Formatted here, synchronously, so a line is whole on the terminal before the status line returns.
-    const format = prettyLogs(options.format) ? prettifier() : (line: string) => line;
+    const format = prettyLogs(options.format) ? prettifier(colorize) : (line: string) => line;
     return pino(base, { write: (line: string) => status.write(format(line)) });
   }
   if (prettyLogs(options.format)) {
     const pretty = load('pino-pretty') as typeof PinoPretty;
-    return pino(base, pretty({ destination: 2, sync: true, colorize: !process.env.NO_COLOR }));
+    return pino(base, pretty({ destination: 2, sync: true, colorize }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }
 
-function prettifier(): (line: string) => string {
+function prettifier(colorize: boolean): (line: string) => string {
   const { prettyFactory } = load('pino-pretty') as typeof PinoPretty;
-  return prettyFactory({ colorize: !process.env.NO_COLOR });
+  return prettyFactory({ colorize });
 }
 
 export function prettyLogs(format: LoggerOptions['format']): boolean {
@@ -70,10 +74,17 @@ export function prettyLogs(format: LoggerOptions['format']): boolean {
  */
 export function commandLogger(
   config: { logLevel: string | undefined; logFormat: LoggerOptions['format'] },
-  redactor: Redactor,
+  io: Pick<Io, 'redactor' | 'env'>,
   human: boolean,
   statusLine?: LoggerOptions['statusLine'],
 ): Logger {
   const level = config.logLevel ?? (human && prettyLogs(config.logFormat) ? 'warn' : 'info');
-  return createLogger({ level, format: config.logFormat, redactor, ...(statusLine ? { statusLine } : {}) });
+  const color = useColor(process.stderr, io.env);
+  return createLogger({
+    level,
+    format: config.logFormat,
+    redactor: io.redactor,
+    color,
+    ...(statusLine ? { statusLine } : {}),
+  });
 }

@@ -1,5 +1,6 @@
 // The values of options, checked one by one: each error names where the value came from (the option,
 // or the environment variable that set it) and what is allowed.
+import { statSync } from 'node:fs';
 import { isLoopbackHost } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
@@ -45,4 +46,18 @@ export function parseRateBudget(text: string | undefined, name = '--rate-budget'
     );
   }
   return percent / 100;
+}
+
+/**
+ * A path option (`--state-file`, `--out`, `--api-key-file`…) must name a file: a directory there would
+ * surface later as a bare EISDIR, or after the run did its work. A missing file is the command's concern.
+ */
+export function refuseDirectory(path: string, name: string): void {
+  let directory = false;
+  try {
+    directory = statSync(path).isDirectory();
+  } catch {
+    return;
+  }
+  if (directory) throw new UsageError(`${name}: ${path} is a directory; give the path of a file`);
 }

@@ -23,6 +23,8 @@ export interface OptionSpec {
   readonly defaultNote?: string;
   /** Reads the text; `name` is the option, or the variable the text came from, for errors. */
   readonly read?: (text: string, name: string) => unknown;
+  /** A path to a file: a directory there is refused before the command runs, naming where it came from. */
+  readonly file?: true;
   readonly commands: readonly OptionCommand[];
 }
 
@@ -48,6 +50,7 @@ export const LOG_FORMATS = ['json', 'pretty'] as const;
 export const OPTION_TABLE = {
   manifest: {
     type: 'string',
+    file: true,
     short: 'f',
     env: 'WEBSITES_SYNC_MANIFEST',
     arg: 'PATH',
@@ -64,6 +67,7 @@ export const OPTION_TABLE = {
   },
   'api-key-file': {
     type: 'string',
+    file: true,
     env: 'WEBSITES_SYNC_API_KEY_FILE',
     arg: 'PATH',
     help: 'read the API key from a file; otherwise WEBSITES_SYNC_API_KEY. Never on the command line.',
@@ -71,6 +75,7 @@ export const OPTION_TABLE = {
   },
   'state-file': {
     type: 'string',
+    file: true,
     env: 'WEBSITES_SYNC_STATE_FILE',
     arg: 'PATH',
     help: 'fingerprints of write-only fields, protections and pending deletes',
@@ -79,6 +84,7 @@ export const OPTION_TABLE = {
   },
   'backup-file': {
     type: 'string',
+    file: true,
     env: 'WEBSITES_SYNC_BACKUP_FILE',
     arg: 'PATH',
     help: 'the settings of every deleted website, appended before the delete; read by restore',
@@ -144,12 +150,14 @@ export const OPTION_TABLE = {
   out: {
     type: 'string',
     arg: 'FILE',
+    file: true,
     help: 'with --dry-run: also save the plan (JSON, no secret) for --plan; export: write the manifest there instead of stdout',
     commands: CONNECTS,
   },
   plan: {
     type: 'string',
     arg: 'FILE',
+    file: true,
     help: 'apply exactly this saved plan; exit 1 ("stale plan") if the account, the manifest or a password changed since it was saved',
     commands: RUN,
   },
@@ -251,21 +259,34 @@ export function takesValue(token: string): boolean {
 
 export type Given = Record<string, string | boolean | undefined>;
 
+/** An option's value and where it came from, for errors: the flag as typed, its variable, or `--NAME`. */
+export interface Resolved {
+  value: unknown;
+  source: string;
+}
+
 /**
  * An option's value: given on the command line, else from its variable, else its default; read by
- * its reader, whose errors name where the text came from.
+ * its reader, whose errors name where the text came from. `typed`: the flags as the user typed them
+ * (`-o` or `--output`), so an error names what they wrote.
  */
-export function optionValue(name: OptionName, given: Given, env: NodeJS.ProcessEnv): unknown {
+export function optionValue(
+  name: OptionName,
+  given: Given,
+  env: NodeJS.ProcessEnv,
+  typed: Readonly<Record<string, string>> = {},
+): Resolved {
   const spec: OptionSpec = OPTION_TABLE[name];
-  if (spec.type === 'boolean') return given[name] === true;
   const flag = given[name];
+  const asTyped = typed[name] ?? `--${name}`;
+  if (spec.type === 'boolean') return { value: flag === true, source: asTyped };
   const fromEnv = spec.env ? env[spec.env] : undefined;
   const [text, source] =
     typeof flag === 'string'
-      ? [flag, `--${name}`]
-      : fromEnv
-        ? [fromEnv, spec.env ?? `--${name}`]
+      ? [flag, asTyped]
+      : fromEnv && spec.env
+        ? [fromEnv, spec.env]
         : [spec.default, `--${name}`];
-  if (text === undefined) return undefined;
-  return spec.read ? spec.read(text, source) : text;
+  if (text === undefined) return { value: undefined, source };
+  return { value: spec.read ? spec.read(text, source) : text, source };
 }

@@ -13,17 +13,6 @@ import type { OutputFormat } from './args.js';
 
 // What goes to stdout: the plan in the chosen format, then (after an apply) what happened.
 
-/**
- * FORCE_COLOR (force-color.org; as Node itself reads it) wins: `0` or `false` turns colour off, any other
- * non-empty value on, even into a pipe (a CI log that renders ANSI). Otherwise NO_COLOR (no-color.org)
- * and a terminal decide.
- */
-export function useColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
-  const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
-  return stream.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
-}
-
 export interface RunReport {
   plan: Plan;
   /** Named in the JSON plan: the tool's version, the service and the manifest. */

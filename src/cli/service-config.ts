@@ -4,17 +4,20 @@ import { isLoopbackHost } from '../model/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
-/** The key file's one line; anything else would travel as a broken header and fail obscurely. */
-function readKeyFile(file: string): string {
+/**
+ * The key file's one line; anything else would travel as a broken header and fail obscurely. `source`:
+ * `--api-key-file` or WEBSITES_SYNC_API_KEY_FILE, whichever named the file.
+ */
+function readKeyFile(file: string, source: string): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--api-key-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    throw new UsageError(`${source}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
   }
   const key = text.trim();
-  if (key === '') throw new UsageError(`--api-key-file: ${file} is empty`);
-  checkKey(key, `--api-key-file: ${file}`);
+  if (key === '') throw new UsageError(`${source}: ${file} is empty`);
+  checkKey(key, `${source}: ${file}`);
   return key;
 }
 
@@ -30,7 +33,7 @@ function checkKey(key: string, where: string): void {
 /** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
 function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string } {
   if (config.apiKeyFile) {
-    const apiKey = readKeyFile(config.apiKeyFile);
+    const apiKey = readKeyFile(config.apiKeyFile, config.sources['api-key-file']);
     if (!config.apiKey) return { apiKey };
     return {
       apiKey,
@@ -48,6 +51,8 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
       '--base-url is required (or WEBSITES_SYNC_BASE_URL), e.g. https://stats.example.com',
     );
   }
+  // Errors name where the URL came from: --base-url, or WEBSITES_SYNC_BASE_URL.
+  const source = config.sources['base-url'];
   // Credentials in the URL would travel into logs, state, saved plans and exports: never accepted,
   // and never shown back (not even in this message).
   const shown = config.baseUrl.replace(/\/\/[^/@]*@/, '//');
@@ -55,19 +60,19 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   try {
     url = new URL(config.baseUrl);
   } catch {
-    throw new UsageError(`--base-url: "${shown}" is not a URL; use e.g. https://stats.example.com`);
+    throw new UsageError(`${source}: "${shown}" is not a URL; use e.g. https://stats.example.com`);
   }
   if (url.username || url.password) {
     throw new UsageError(
-      `--base-url: "${shown}" carries credentials (user:password@); remove them: the service takes only the API key (WEBSITES_SYNC_API_KEY or --api-key-file)`,
+      `${source}: "${shown}" carries credentials (user:password@); remove them: the service takes only the API key (WEBSITES_SYNC_API_KEY or --api-key-file)`,
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: "${shown}" must start with https://`);
+    throw new UsageError(`${source}: "${shown}" must start with https://`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !config.allowInsecureHttp) {
     throw new UsageError(
-      `--base-url: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
+      `${source}: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
     );
   }
   const { apiKey, notice } = apiKeyOf(config);

@@ -58,6 +58,17 @@ describe('an invalid value from the environment', () => {
     expect(() => parseConfig([], { [variable]: value })).toThrow(message);
   });
 
+  it('is named by the checks made after parsing too (the base URL, the listen address, key file)', () => {
+    const config = parseConfig(['--once'], { WEBSITES_SYNC_BASE_URL: 'notaurl', WEBSITES_SYNC_API_KEY: 'k' });
+    expect(config.sources).toMatchObject({ 'base-url': 'WEBSITES_SYNC_BASE_URL', listen: '--listen' });
+    expect(() => requireService(config)).toThrow('WEBSITES_SYNC_BASE_URL: "notaurl" is not a URL');
+  });
+
+  it('a flag is named as typed: -o or --output', () => {
+    expect(() => parseConfig(['--once', '-o', 'yaml'], {})).toThrow('-o: "yaml" is not a format');
+    expect(() => parseConfig(['--once', '--output', 'yaml'], {})).toThrow('--output: "yaml" is not a format');
+  });
+
   it('the option is named when the value came from the command line', () => {
     expect(() => parseConfig(['--concurrency', '0'], { WEBSITES_SYNC_CONCURRENCY: '4' })).toThrow(
       '--concurrency: "0" is not allowed',
@@ -130,7 +141,7 @@ describe('the API key', () => {
   it('a key file of two lines is named as such, not reported later as "no answer from the service"', () => {
     const file = keyFile('two-lines', 'key-one\nkey-two\n');
     expect(() => service({ WEBSITES_SYNC_API_KEY_FILE: file })).toThrow(
-      `--api-key-file: ${file} holds 2 lines; it must hold only the API key, on one line`,
+      `WEBSITES_SYNC_API_KEY_FILE: ${file} holds 2 lines; it must hold only the API key, on one line`,
     );
   });
 

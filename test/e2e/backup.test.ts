@@ -78,11 +78,12 @@ describe('backups before deletes', () => {
   });
 
   it('sends no DELETE when the backup cannot be written', async () => {
-    await mkdir(join(dir, 'backup-dir'));
-    const run = await runCli(['--once', '--backup-file', join(dir, 'backup-dir')], env);
+    // A directory there is refused before the run (option-errors.test.ts); a missing one is met only
+    // when the first delete's backup is written.
+    const run = await runCli(['--once', '--backup-file', join(dir, 'no-such-dir', 'backups.jsonl')], env);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /✗ delete old\.example\.com: not deleted: its backup could not be written \(EISDIR\)/,
+      /✗ delete old\.example\.com: not deleted: its backup could not be written \(ENOENT\)/,
     );
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     expect(simulator.listWebsites()).toHaveLength(3);

@@ -11,7 +11,7 @@ afterEach(async () => {
   await simulator.close();
 });
 
-async function plan(env: Record<string, string>, args: string[] = []) {
+async function plan(env: Record<string, string | undefined>, args: string[] = []) {
   simulator = await startSimulator({ websites: [] });
   const dir = await mkdtemp(join(tmpdir(), 'websites-sync-color-'));
   await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
@@ -37,5 +37,29 @@ describe('FORCE_COLOR', () => {
     const run = await plan({ FORCE_COLOR: '1' }, ['-o', 'json']);
     expect(run.stdout).not.toContain(ESC);
     expect(() => JSON.parse(run.stdout)).not.toThrow();
+  });
+});
+
+// Logs follow the same rule as the plan (useColor): pretty logs into a pipe, or with FORCE_COLOR=0 or
+// NO_COLOR, carry no escape codes; FORCE_COLOR=1 colours them as it colours the plan.
+describe('pretty logs on stderr', () => {
+  const pretty = ['--log-format', 'pretty', '--log-level', 'info'];
+
+  it.each([
+    ['FORCE_COLOR=0', { FORCE_COLOR: '0' }],
+    ['a pipe, nothing set', {}],
+    ['NO_COLOR=1', { NO_COLOR: '1' }],
+  ])('are plain with %s', async (_, env: Record<string, string>) => {
+    // runCli sets NO_COLOR by default; unset here unless the case sets it.
+    const run = await plan({ NO_COLOR: undefined, ...env }, pretty);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('plan computed');
+    expect(run.stderr).not.toContain(ESC);
+  });
+
+  it('are coloured with FORCE_COLOR=1, as the plan is', async () => {
+    const run = await plan({ FORCE_COLOR: '1' }, pretty);
+    expect(run.stderr).toContain('plan computed');
+    expect(run.stderr).toContain(ESC);
   });
 });

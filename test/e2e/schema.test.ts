@@ -57,7 +57,9 @@ describe('websites-sync schema', () => {
 
     const bad = await runCli(['schema', '-f', 'websites.yaml']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('unknown option -f');
+    expect(bad.stderr).toContain(
+      '-f (--manifest) is not accepted by the schema command; only by a run and validate. See websites-sync schema --help.',
+    );
   });
 
   it('is suggested for a mistyped command and listed in the help', async () => {

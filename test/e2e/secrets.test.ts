@@ -86,7 +86,7 @@ describe('a base URL with credentials', () => {
     const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_BASE_URL: url });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /--base-url: "http:\/\/127\.0\.0\.1:\d+" carries credentials \(user:password@\)/,
+      /WEBSITES_SYNC_BASE_URL: "http:\/\/127\.0\.0\.1:\d+" carries credentials \(user:password@\)/,
     );
     const written = await everythingWritten(run.stdout, run.stderr);
     expect(written).not.toContain('url-secret-77');

@@ -29,7 +29,9 @@ describe('the state file', () => {
     await mkdir(env.WEBSITES_SYNC_STATE_FILE as string);
     const run = await runCli(['--once'], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`the state file ${env.WEBSITES_SYNC_STATE_FILE} is a directory`);
+    expect(run.stderr).toContain(
+      `WEBSITES_SYNC_STATE_FILE: ${env.WEBSITES_SYNC_STATE_FILE} is a directory; give the path of a file`,
+    );
     expect(run.stderr).not.toContain('internal error');
     expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });

@@ -14,9 +14,9 @@ import { commandLogger } from '../logger.js';
 export async function runDaemon(config: Config, io: Io): Promise<number> {
   refuseOneShotOptions(config);
   growHeapSlowly();
-  const listen = listenAddress(config.listen);
+  const listen = listenAddress(config.listen, config.sources.listen);
   const metrics = new DaemonMetrics();
-  const logger = commandLogger(config, io.redactor, false);
+  const logger = commandLogger(config, io, false);
   // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
   const periodic = config.rateBudget ?? 0.5;
   const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger, budget: periodic });
@@ -43,7 +43,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       metrics,
       rateBudget: { budget: client.budget, periodic },
       listen,
-    }).catch(explainListenFailure(config.listen));
+    }).catch(explainListenFailure(config.listen, config.sources.listen));
     code = await handle.done;
     await notifier?.flush();
   } finally {
@@ -69,20 +69,21 @@ function refuseOneShotOptions(config: Config): void {
   }
 }
 
-function listenAddress(text: string | undefined): ListenAddress | undefined {
+/** `source`: `--listen` or WEBSITES_SYNC_LISTEN, whichever gave the address. */
+function listenAddress(text: string | undefined, source: string): ListenAddress | undefined {
   if (text === undefined) return undefined;
   const address = parseListen(text);
   if (!address) {
-    throw new UsageError(`--listen: "${text}" is not HOST:PORT; use e.g. 0.0.0.0:9090 or 127.0.0.1:9090`);
+    throw new UsageError(`${source}: "${text}" is not HOST:PORT; use e.g. 0.0.0.0:9090 or 127.0.0.1:9090`);
   }
   return address;
 }
 
-function explainListenFailure(listen: string | undefined): (error: unknown) => never {
+function explainListenFailure(listen: string | undefined, source: string): (error: unknown) => never {
   return (error) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (listen !== undefined && (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')) {
-      throw new UsageError(`--listen: cannot listen on ${listen} (${code}); choose another address or port`);
+      throw new UsageError(`${source}: cannot listen on ${listen} (${code}); choose another address or port`);
     }
     throw error;
   };

@@ -50,9 +50,9 @@ async function writeManifest(path: string, text: string, force: boolean): Promis
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
-      throw new UsageError(`-o: ${path} exists; choose another file, or add --force to replace it`);
+      throw new UsageError(`--out: ${path} exists; choose another file, or add --force to replace it`);
     }
-    throw new UsageError(`-o: cannot write ${path} (${code ?? (error as Error).message})`);
+    throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`);
   }
 }
 

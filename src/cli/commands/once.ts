@@ -23,11 +23,11 @@ import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
 import { exitCodeOf, type Interruption, interruptOnSignals } from '../interrupt.js';
-import type { Io } from '../io.js';
+import { type Io, useColor } from '../io.js';
 import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
-import { renderReport, resultText, useColor } from '../output.js';
+import { renderReport, resultText } from '../output.js';
 import { StatusLine } from '../status-line.js';
 import { VERSION } from '../version.js';
 
@@ -41,7 +41,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   // On a terminal, a long apply shows its progress in a status line: all output of the run goes around it.
   const status = new StatusLine(processIo.stderr);
   const io = status.guard(processIo);
-  const logger = commandLogger(config, io.redactor, true, status);
+  const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   try {

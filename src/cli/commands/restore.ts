@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
  */
 export async function runRestore(config: Config, io: Io): Promise<number> {
   const path = backupPathFor(config.stateFile, config.backupFile);
-  const backups = latestBackups(await readBackups(path));
+  const backups = latestBackups(await readBackupFile(path, config));
   const wanted = config.domains.length > 0 ? pick(backups, config.domains, path) : [...backups.values()];
   if (wanted.length === 0) {
     io.stderr.write(`restore: ${path} holds no deleted website.\n`);
@@ -72,4 +72,19 @@ function recordOf(entry: BackupEntry): RemoteWebsite {
     ...(entry.exclude_bots === 'unknown' ? {} : { exclude_bots: entry.exclude_bots }),
     ...(entry.exclude_ips === 'unknown' ? {} : { exclude_ips: entry.exclude_ips }),
   };
+}
+
+/** The backup file, or an error naming what chose it: its option or variable, or the state file's place. */
+async function readBackupFile(path: string, config: Config) {
+  try {
+    return await readBackups(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
+    throw new UsageError(
+      config.backupFile
+        ? `${config.sources['backup-file']}: ${path} ${why}; give the path of a file`
+        : `the backup file ${path} (beside the state file) ${why}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a file`,
+    );
+  }
 }

@@ -9,6 +9,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from '../../simulator/index.js';
+import { explainParseError } from '../argv.js';
 import { exitCodeOf } from '../interrupt.js';
 
 export interface SimulatorCommandIo {
@@ -164,6 +165,15 @@ function missingUpdateStatus(value: string | undefined): 404 | 500 {
   throw new UsageError(`--missing-update-status must be 404 or 500, got "${value}"`);
 }
 
+/** The simulator's options; an unknown one is named with the closest it takes, as for every command. */
+function parseOptions(argv: string[]): Values {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError(explainParseError(error as Error, 'simulator', Object.keys(OPTIONS)));
+  }
+}
+
 /** Resolves with the signal that stopped the simulator, or undefined when `signal` did. */
 function waitForStop(signal: AbortSignal | undefined): Promise<NodeJS.Signals | undefined> {
   return new Promise((resolve) => {
@@ -187,14 +197,13 @@ export async function runSimulatorCommand(argv: string[], io: SimulatorCommandIo
   const stderr = io.stderr ?? process.stderr;
   let options: SimulatorOptions;
   try {
-    const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+    const values = parseOptions(argv);
     if (values.help) {
       stdout.write(HELP);
       return 0;
     }
     options = await buildOptions(values, io.env ?? process.env);
   } catch (error) {
-    // parseArgs' own messages already name the offending option.
     stderr.write(`websites-sync simulator: ${(error as Error).message}\n`);
     return 1;
   }
