@@ -3,7 +3,13 @@ import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
 import { appendBackup, backupEntryOf, backupPathFor } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
-import { planFromSaved, type SavedPlanFile, staleReasons, targetMismatch } from '../saved-plan/index.js';
+import {
+  planFromSaved,
+  type SavedPlanFile,
+  signatureMismatch,
+  staleReasons,
+  targetMismatch,
+} from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
 import {
   loadState,
@@ -53,7 +59,7 @@ export interface ReconcileOptions {
    * `--plan`: execute exactly this saved plan instead of a fresh one, and only if nothing it depends on
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
    */
-  saved?: { file: SavedPlanFile; version: string };
+  saved?: { file: SavedPlanFile; version: string; text: string };
 }
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
@@ -91,8 +97,12 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
 async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult> {
   const { logger, saved } = options;
   if (saved) {
-    // Another service or tool version: stop before sending anything, the key included.
-    const mismatch = targetMismatch(saved.file, { baseUrl: options.baseUrl, version: saved.version });
+    // Another service or tool version, or a file changed since it was saved: stop before sending
+    // anything, the key included.
+    const mismatch = [
+      ...targetMismatch(saved.file, { baseUrl: options.baseUrl, version: saved.version }),
+      ...signatureMismatch(saved.text, options.secret),
+    ];
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.

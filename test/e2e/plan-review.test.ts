@@ -198,7 +198,6 @@ describe('saved plans: --out, then --plan', () => {
           resend_only: false,
         });
       },
-      /the saved plan would delete keep\.example\.com \(id \d+\), which a fresh plan does not/,
     ],
     [
       'a delete whose id was edited to another website',
@@ -207,9 +206,15 @@ describe('saved plans: --out, then --plan', () => {
         op.id = idOf('keep.example.com');
         file.changes.find((c) => c.action === 'delete')!.id = op.id;
       },
-      /the saved plan would delete old\.example\.com \(id \d+\), which a fresh plan does not/,
     ],
-  ])('executes nothing of a hand-edited plan: %s', async (_name, edit, reason) => {
+    [
+      'force turned on, which would pass the mass-delete guard',
+      (file: SavedPlan) => {
+        file.saved_plan.force = true;
+      },
+    ],
+    ['its signature removed', (file: SavedPlan & { signature?: string }) => delete file.signature],
+  ])('executes nothing of a hand-edited plan, before any request: %s', async (_name, edit) => {
     const file = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
     edit(file);
     await writeFile(planFile, JSON.stringify(file));
@@ -217,9 +222,19 @@ describe('saved plans: --out, then --plan', () => {
     const result = await runCli(['--once', '--plan', planFile], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^stale plan: /m);
-    expect(result.stderr).toMatch(reason);
-    expect(writes()).toEqual([]);
+    expect(result.stderr).toMatch(/the plan file (was changed after it was saved|is not signed)/);
+    expect(simulator.requests).toEqual([]);
     expect(JSON.stringify(simulator.listWebsites())).toBe(before);
+  });
+
+  it('refuses a plan saved with another API key, before any request', async () => {
+    const result = await runCli(['--once', '--plan', planFile], {
+      ...env,
+      WEBSITES_SYNC_API_KEY: 'another-key-of-the-same-account',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('saved with another API key');
+    expect(simulator.requests).toEqual([]);
   });
 
   it('refuses --out onto the manifest or the state file', async () => {
@@ -333,5 +348,40 @@ describe('websites-sync export', () => {
     const result = await runCli(['export'], { ...env, WEBSITES_SYNC_API_KEY: '' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no API key');
+  });
+});
+
+describe('a saved plan edited to prune', () => {
+  it('deletes nothing when the file is edited to turn prune on and delete unlisted websites', async () => {
+    await start([{ domain: 'keep.example.com' }, { domain: 'precious.example.com' }]);
+    const planFile = join(dir, 'plan.json');
+    await writeFile(
+      env.WEBSITES_SYNC_MANIFEST as string,
+      'version: 1\nwebsites:\n  - domain: keep.example.com\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect((await runCli(['--once', '--dry-run', '--out', planFile], env)).code).toBe(0);
+    const file = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    const id = idOf('precious.example.com');
+    file.saved_plan.prune = true;
+    file.saved_plan.force = true;
+    file.saved_plan.remote.unlisted = ['precious.example.com'];
+    file.saved_plan.operations.push({ action: 'delete', id, domain: 'precious.example.com', send: null });
+    file.changes.push({
+      action: 'delete',
+      id,
+      domain: 'precious.example.com',
+      fields: {},
+      risks: [],
+      risky: false,
+      resend_only: false,
+    });
+    await writeFile(planFile, JSON.stringify(file));
+    simulator.clearRequests();
+    const result = await runCli(['--once', '--plan', planFile], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the plan file was changed after it was saved');
+    expect(writes()).toEqual([]);
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('precious.example.com');
   });
 });

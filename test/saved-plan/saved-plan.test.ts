@@ -7,9 +7,11 @@ import {
   planFromSaved,
   type SavedPlanFile,
   type StaleContext,
+  signatureMismatch,
   staleReasons,
   targetMismatch,
 } from '../../src/saved-plan/index.js';
+import { signedText } from '../../src/saved-plan/signature.js';
 import { emptyState, recordApplied, type StateData } from '../../src/state/index.js';
 import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
 
@@ -254,5 +256,21 @@ describe('parseSavedPlan', () => {
     expect(parseSavedPlan(JSON.stringify(file))).toEqual({
       error: 'its operations do not match its changes (edited by hand?)',
     });
+  });
+});
+
+describe('signature', () => {
+  it('holds for the text as signed, and for nothing else: another byte or another key', () => {
+    const s = scenario();
+    const text = signedText(JSON.stringify(save(s.desired, s.current, s.state)), SECRET);
+    expect(signatureMismatch(text, SECRET)).toEqual([]);
+    expect(signatureMismatch(text.replace('"prune": true', '"prune": false'), SECRET)).toHaveLength(1);
+    expect(signatureMismatch(text, `${SECRET}x`)).toEqual([
+      expect.stringContaining('saved with another API key'),
+    ]);
+    const { signature: _dropped, ...unsigned } = JSON.parse(text) as Record<string, unknown>;
+    expect(signatureMismatch(JSON.stringify(unsigned), SECRET)).toEqual([
+      expect.stringContaining('is not signed'),
+    ]);
   });
 });

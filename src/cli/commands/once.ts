@@ -14,8 +14,8 @@ import {
 import {
   buildSavedPlan,
   newSalt,
+  type ReadSavedPlan,
   readSavedPlan,
-  type SavedPlanFile,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
 import type { Config } from '../args.js';
@@ -75,7 +75,7 @@ interface OnceRun {
   client: ReturnType<typeof connectFromConfig>;
   desired: DesiredState;
   warnings: string[];
-  saved: SavedPlanFile | undefined;
+  saved: ReadSavedPlan | undefined;
   interruption: Interruption;
   status: StatusLine;
 }
@@ -127,7 +127,7 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     prune,
     logger: run.logger,
     signal: run.interruption.signal,
-    ...(saved ? { saved: { file: saved, version: VERSION } } : {}),
+    ...(saved ? { saved: { ...saved, version: VERSION } } : {}),
   };
 }
 
@@ -184,10 +184,10 @@ function checkPlanOptions(config: Config): void {
   }
 }
 
-async function readPlanFile(path: string): Promise<SavedPlanFile> {
+async function readPlanFile(path: string): Promise<ReadSavedPlan> {
   const read = await readSavedPlan(path);
   if ('error' in read) throw new UsageError(`--plan: ${path}: ${read.error}`);
-  return read.file;
+  return read;
 }
 
 interface SaveContext {
@@ -219,7 +219,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file, (text) => io.redactor.redact(text)).catch(
+  await writeSavedPlan(path, file, { redact: (text) => io.redactor.redact(text), secret }).catch(
     (error: NodeJS.ErrnoException) => {
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },
