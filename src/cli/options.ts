@@ -80,7 +80,8 @@ export const OPTION_TABLE = {
     arg: 'PATH',
     help: 'fingerprints of write-only fields, protections and pending deletes',
     default: './.websites-sync-state.json',
-    commands: ['sync', 'restore'],
+    // export: only so that --out is never the state file.
+    commands: ['sync', 'restore', 'export'],
   },
   'backup-file': {
     type: 'string',
@@ -89,7 +90,7 @@ export const OPTION_TABLE = {
     arg: 'PATH',
     help: 'the settings of every deleted website, appended before the delete; read by restore',
     defaultNote: '.websites-sync-deleted.jsonl beside the state file',
-    commands: ['sync', 'restore'],
+    commands: ['sync', 'restore', 'export'],
   },
   'notify-url': {
     type: 'string',

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -237,14 +237,37 @@ describe('saved plans: --out, then --plan', () => {
     expect(simulator.requests).toEqual([]);
   });
 
-  it('refuses --out onto the manifest or the state file', async () => {
-    for (const target of [env.WEBSITES_SYNC_MANIFEST, env.WEBSITES_SYNC_STATE_FILE] as string[]) {
-      const before = await readFile(target, 'utf8');
-      const result = await runCli(['--once', '--dry-run', '--out', target], env);
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/--out .*: that is the (manifest|state file)/);
-      expect(await readFile(target, 'utf8')).toBe(before);
+  it('refuses --out onto the manifest, the state file or the backup file, by any path to them', async () => {
+    const manifest = env.WEBSITES_SYNC_MANIFEST as string;
+    const state = env.WEBSITES_SYNC_STATE_FILE as string;
+    const backup = join(dir, 'backup.jsonl');
+    await writeFile(backup, '{"kept":"a deleted website\'s settings"}\n');
+    await mkdir(join(dir, 'sub'));
+    await symlink(state, join(dir, 'state-link.json'));
+    await symlink(join(dir, 'nowhere', '..', 'websites.yaml'), join(dir, 'manifest-link.yaml'));
+    await link(manifest, join(dir, 'manifest-hard.yaml'));
+    const targets: Array<[string, RegExp]> = [
+      [manifest, /that is the manifest/],
+      [state, /that is the state file/],
+      [join(dir, 'sub', '..', 'state.json'), /that is the state file/],
+      [join(dir, 'state-link.json'), /that is the state file/],
+      [join(dir, 'manifest-hard.yaml'), /that is the manifest/],
+      [backup, /that is the backup file/],
+    ];
+    const runEnv = { ...env, WEBSITES_SYNC_BACKUP_FILE: backup };
+    const before = await Promise.all([manifest, state, backup].map((path) => readFile(path, 'utf8')));
+    for (const [target, what] of targets) {
+      const result = await runCli(['--once', '--dry-run', '--out', target], runEnv);
+      expect(result.code, target).toBe(1);
+      expect(result.stderr).toMatch(what);
     }
+    const exported = await runCli(['export', '--out', join(dir, 'state-link.json'), '--force'], runEnv);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toMatch(/--out .*: that is the state file/);
+    expect(await Promise.all([manifest, state, backup].map((path) => readFile(path, 'utf8')))).toEqual(
+      before,
+    );
+    expect(simulator.requests).toEqual([]);
   });
 
   it('refuses a file that is not a saved plan, and --out without --dry-run', async () => {

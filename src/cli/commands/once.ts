@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { backupPathFor } from '../../backup/index.js';
 import type { DesiredState } from '../../model/index.js';
 import { eventsOfRun, Notifier } from '../../notify/index.js';
 import {
@@ -28,12 +28,13 @@ import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
 import { renderReport, resultText } from '../output.js';
+import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { StatusLine } from '../status-line.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
 export async function runOnce(config: Config, processIo: Io): Promise<number> {
-  checkPlanOptions(config);
+  await checkPlanOptions(config);
   growHeapSlowly();
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, processIo);
@@ -162,17 +163,12 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
 }
 
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
-function checkPlanOptions(config: Config): void {
+async function checkPlanOptions(config: Config): Promise<void> {
   if (config.out !== undefined) {
-    const target = resolve(config.out);
-    for (const [what, path] of [
+    await refuseOwnFile('--out', config.out, [
       ['the manifest', config.manifest],
-      ['the state file', config.stateFile],
-    ] as const) {
-      if (target === resolve(path)) {
-        throw new UsageError(`--out ${config.out}: that is ${what}; save the plan to a file of its own`);
-      }
-    }
+      ...keptFiles(config.stateFile, backupPathFor(config.stateFile, config.backupFile)),
+    ]);
   }
   if (config.out !== undefined && !config.dryRun) {
     throw new UsageError(
