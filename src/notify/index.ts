@@ -7,4 +7,5 @@ export {
   type NotifyKind,
   type RunFacts,
 } from './events.js';
+export { readSent, sentPathFor, writeSent } from './memory.js';
 export { Notifier, type NotifierOptions } from './notifier.js';

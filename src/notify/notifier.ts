@@ -14,16 +14,24 @@ export interface NotifierOptions {
   redact: (text: string) => string;
   timeoutMs?: number;
   attempts?: number;
+  /** What an earlier run sent, per topic (`sent()` of its notifier): `--once` keeps it between runs. */
+  sent?: Readonly<Record<string, string>>;
 }
 
 export class Notifier {
   readonly #options: NotifierOptions;
   /** Per topic, the hash of the last event sent about it. */
-  readonly #last = new Map<string, string>();
+  readonly #last: Map<string, string>;
   #pending: Promise<void> = Promise.resolve();
 
   constructor(options: NotifierOptions) {
     this.#options = options;
+    this.#last = new Map(Object.entries(options.sent ?? {}));
+  }
+
+  /** Per topic, the hash of the last event sent about it: to hand to the next run's notifier. */
+  sent(): Record<string, string> {
+    return Object.fromEntries(this.#last);
   }
 
   /**

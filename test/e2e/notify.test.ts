@@ -67,6 +67,35 @@ describe('--notify-url with --once', () => {
     expect(JSON.stringify(received)).not.toContain(simulator.apiKey);
   });
 
+  it('tells a standing situation once across runs, and again when it changes; a dry run remembers nothing', async () => {
+    const url = await startReceiver();
+    simulator = await startSimulator({
+      websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-'));
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n  - domain: keep.example.com\n',
+    );
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    for (let run = 0; run < 3; run++) expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(received.map((e) => e.event)).toEqual(['delete_scheduled']);
+
+    simulator!.createWebsite({ domain: 'also-gone.example.com' });
+    for (let run = 0; run < 2; run++) expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(received.map((e) => e.event)).toEqual(['delete_scheduled', 'delete_scheduled']);
+    expect(received[1]?.websites).toHaveLength(2);
+
+    // A dry run tells what the last real run did not, and keeps nothing: the next dry run tells again.
+    await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
+    received.length = 0;
+    simulator!.createWebsite({ domain: 'new-unlisted.example.com' });
+    for (let run = 0; run < 2; run++) {
+      expect((await runCli(['--once', '--dry-run', '--prune', '--delete-delay', '1h'], env)).code).toBe(0);
+    }
+    expect(received.map((e) => e.event)).toEqual(['delete_scheduled', 'delete_scheduled']);
+  });
+
   it('refuses plain http:// to another host', async () => {
     const run = await runCli(['--once', '--dry-run', '--notify-url', 'http://hooks.example.com/x'], {});
     expect(run.code).toBe(1);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { backupPathFor } from '../../backup/index.js';
 import type { DesiredState } from '../../model/index.js';
-import { eventsOfRun, Notifier } from '../../notify/index.js';
+import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../../notify/index.js';
 import {
   classifyRun,
   factsOfRun,
@@ -142,17 +142,26 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
   setTimeout(() => process.exit(exitCodeOf(stopped)), 1000).unref();
 }
 
-/** `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). */
+/**
+ * `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). What was
+ * sent is kept beside the state, so the next run does not tell the same again; a dry run keeps nothing.
+ */
 async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
   if (!config.notifyUrl) return;
+  const memory = sentPathFor(config.stateFile);
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact: (text) => io.redactor.redact(text),
+    sent: await readSent(memory),
   });
   const delayed = (config.deleteDelayMs ?? 0) > 0 || result.plan.pendingDeletes.length > 0;
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
   await notifier.flush();
+  if (config.dryRun) return;
+  await writeSent(memory, notifier.sent()).catch((error: Error) =>
+    logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
+  );
 }
 
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {

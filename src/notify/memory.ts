@@ -1,0 +1,29 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+
+// What `--once` sent last, kept between invocations in a small file beside the state (hashes only, no
+// event's content), so a cron job that meets the same situation run after run tells it once.
+
+/** The file beside the state file. */
+export function sentPathFor(statePath: string): string {
+  return `${statePath}.notified`;
+}
+
+/** What the last run sent, per topic; nothing when the file is missing or not ours. */
+export async function readSent(path: string): Promise<Record<string, string>> {
+  try {
+    const data: unknown = JSON.parse(await readFile(path, 'utf8'));
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+    return Object.fromEntries(
+      Object.entries(data).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
+  } catch {
+    return {};
+  }
+}
+
+/** Written atomically; a failure only means the next run may tell again. */
+export async function writeSent(path: string, sent: Record<string, string>): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(sent)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
