@@ -12,8 +12,11 @@ import { VERSION } from './version.js';
  * metrics (start-up time counts in CI and in every one-shot run).
  */
 export async function run(argv: string[], io: Io): Promise<number> {
+  // The stack of an unexpected error is shown at the debug and trace levels, however they were asked for.
+  let logLevel = io.env.WEBSITES_SYNC_LOG_LEVEL;
   try {
     const config = parseConfig(argv, io.env);
+    logLevel = config.logLevel ?? logLevel;
     switch (config.command) {
       case 'help':
         io.stdout.write(helpFor(config.helpFor));
@@ -37,11 +40,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands/once.js')).runOnce(config, io);
     }
   } catch (error) {
-    return reportError(
-      error,
-      io,
-      argv.includes('--log-level=debug') || io.env.WEBSITES_SYNC_LOG_LEVEL === 'debug',
-    );
+    return reportError(error, io, logLevel === 'debug' || logLevel === 'trace');
   }
 }
 

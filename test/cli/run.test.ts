@@ -1,0 +1,61 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/run.js';
+import { Redactor } from '../../src/model/index.js';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { toolEnv } from '../helpers/cli.js';
+
+// The top-level handler: an unexpected error (a bug; here, stdout failing under the plan) is one line,
+// with its stack only when debug or trace logging was asked for, by whichever spelling or variable.
+
+let simulator: Simulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
+  const dir = await mkdtemp(join(tmpdir(), 'websites-sync-run-'));
+  env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_FORMAT: 'json' };
+  await writeFile(env.WEBSITES_SYNC_MANIFEST as string, 'version: 1\nwebsites:\n  - domain: b.example.com\n');
+});
+
+afterAll(async () => {
+  await simulator.close();
+});
+
+async function internalError(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  let stderr = '';
+  const io = {
+    stdout: {
+      write() {
+        throw new Error('stdout went away');
+      },
+    } as unknown as NodeJS.WritableStream,
+    stderr: {
+      write(text: string) {
+        stderr += text;
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream,
+    env: { ...env, WEBSITES_SYNC_LOG_LEVEL: 'silent', ...extraEnv },
+    redactor: new Redactor(),
+  };
+  expect(await run(['--once', '--dry-run', '--output', 'json', ...args], io)).toBe(1);
+  return stderr;
+}
+
+describe('an internal error', () => {
+  it('is one line without debug logging', async () => {
+    expect(await internalError([])).toBe('websites-sync: internal error: stdout went away\n');
+  });
+
+  it.each([
+    [['--log-level=debug'], {}],
+    [['--log-level', 'debug'], {}],
+    [['--log-level', 'trace'], {}],
+    [[], { WEBSITES_SYNC_LOG_LEVEL: 'debug' }],
+  ])('shows its stack with %j %j', async (args, extraEnv) => {
+    expect(await internalError(args, extraEnv)).toMatch(/internal error: Error: stdout went away\n\s+at /);
+  });
+});
