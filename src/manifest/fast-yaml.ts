@@ -35,7 +35,8 @@ export function readSimpleYaml(
   try {
     return new Reader(text.replaceAll('\r\n', '\n'), keys, onValue).document();
   } catch (error) {
-    if (error === GIVE_UP) return undefined;
+    // A stack overflow (nesting the depth check let through) is left to `yaml`, which locates it.
+    if (error === GIVE_UP || error instanceof RangeError) return undefined;
     throw error;
   }
 }

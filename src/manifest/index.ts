@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
-import { MAX_FLOW_DEPTH, MAX_INDENT, tooDeep } from './depth.js';
+import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
 import { parseManifestFast } from './fast-path.js';
 import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
@@ -43,7 +43,9 @@ function result(problems: Problem[], desired?: DesiredState): ManifestResult {
 function syntaxProblems(doc: Document, locator: Locator): Problem[] {
   const fromYaml = (severity: Problem['severity']) => (error: { message: string; pos: [number, number] }) => {
     const { line, column } = locator.at(error.pos[0]);
-    return { severity, file: locator.file, line, column, field: '', message: error.message };
+    // `yaml` reports a stack overflow as a syntax error; it is nesting that the depth check missed.
+    const message = isStackOverflow(error.message) ? TOO_DEEP : error.message;
+    return { severity, file: locator.file, line, column, field: '', message };
   };
   return [...doc.errors.map(fromYaml('error')), ...doc.warnings.map(fromYaml('warning'))];
 }
@@ -83,17 +85,17 @@ function checkData(data: Record<string, unknown>, failures: InterpolationFailure
  * the fast reader) is read by `yaml` with positions. The result is the same either way.
  */
 export function parseManifest(text: string, options: ParseOptions): ManifestResult {
+  // Both readers recurse per level of nesting: the depth check guards them both.
+  const deep = depthProblem(text, options.file);
+  if (deep) return result([deep]);
   const desired = parseManifestFast(text, options.file, options.env);
   return desired ? { desired, problems: [] } : parseManifestWithPositions(text, options);
 }
 
 /** The full path: every node keeps its position, so every problem can be located. */
 export function parseManifestWithPositions(text: string, options: ParseOptions): ManifestResult {
-  const deep = tooDeep(text);
-  if (deep) {
-    const message = `the manifest is nested too deeply here (more than ${MAX_FLOW_DEPTH} levels of brackets or ${MAX_INDENT} columns of indentation); a manifest needs four levels`;
-    return result([{ severity: 'error', file: options.file, ...deep, field: '', message }]);
-  }
+  const deep = depthProblem(text, options.file);
+  if (deep) return result([deep]);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const locator = new Locator(doc, lineCounter, text, options.file);
@@ -106,7 +108,7 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
     data = doc.toJS();
   } catch (error) {
     // yaml refuses to expand alias bombs (billion laughs) rather than exhaust memory.
-    const message = (error as Error).message;
+    const message = isStackOverflow(String(error)) ? TOO_DEEP : (error as Error).message;
     return result([...problems, { ...locator.locate([]), severity: 'error', field: '', message }]);
   }
   const root = rootProblem(data, options.file);

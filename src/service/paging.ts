@@ -2,23 +2,13 @@ import type { LimitFunction } from 'p-limit';
 import type { RemoteWebsite } from '../model/index.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
+import { LIST_PATH, type Page, PageGuard, PER_PAGE } from './page-checks.js';
 import { parseRecord } from './records.js';
 
 // The list endpoint answers either a Laravel resource collection (`meta` + `links`) or the plain
 // paginator (the same keys at the top level). Both are read into one Page.
 
-export const LIST_PATH = '/api/v1/websites';
-/** The largest page the service accepts; other values silently fall back to its default (10). */
-export const PER_PAGE = 100;
-
-export interface Page {
-  page: number;
-  records: RemoteWebsite[];
-  lastPage: number | undefined;
-  total: number | undefined;
-  /** Whether the service says there is a page after this one (from `next` links). */
-  hasNext: boolean;
-}
+export { LIST_PATH, MAX_PAGES, type Page, PER_PAGE } from './page-checks.js';
 
 export function parsePage(body: unknown, requested: number, status = 200): Page {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -47,13 +37,14 @@ export function parsePage(body: unknown, requested: number, status = 200): Page 
     records,
     lastPage: toInt(meta.last_page),
     total: toInt(meta.total),
+    perPage: toInt(meta.per_page),
     hasNext: typeof next === 'string' && next !== '',
   };
 }
 
 function toInt(value: unknown): number | undefined {
-  const n = typeof value === 'string' ? Number(value) : value;
-  return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
 }
 
 export interface PagingOptions {
@@ -65,14 +56,13 @@ export interface PagingOptions {
   search?: string;
 }
 
-/** Pages read at most when the first page says nothing of the total: 10 million websites. */
-export const MAX_PAGES = 100_000;
-
 /**
- * Yields the pages of the list in order. When the first page states the number of pages, the rest are
- * fetched a few at a time (never a promise per page up front); otherwise the `next` links are followed
- * one by one. Either way the number of pages is bounded by what the first page announced, and a page
- * that repeats an earlier one ends the listing: hostile or broken answers end, and clearly.
+ * Yields the pages of the list in order. We count the pages ourselves and ask for page n by its
+ * number (the service's `current_page` and `next_page_url` never choose the next request, and only
+ * say whether there is one). The first page bounds the rest: the pages it announces (`last_page`,
+ * or total ÷ its size, plus a margin) are all that is read, a few at a time (never a promise per
+ * page up front); a page that is not the one asked for, repeats an earlier one or holds more than
+ * the first ends the listing with a clear error (see page-checks.ts).
  */
 export async function* listPages(http: HttpTransport, options: PagingOptions): AsyncGenerator<Page> {
   const read = async (page: number): Promise<Page> => {
@@ -84,41 +74,24 @@ export async function* listPages(http: HttpTransport, options: PagingOptions): A
   const { limit } = options;
   const fetchPage = limit ? (page: number) => limit(() => read(page)) : read;
   const first = await fetchPage(1);
+  const guard = new PageGuard(first);
   yield first;
-  const bound = pageBound(first);
   if (first.lastPage !== undefined) {
-    if (first.lastPage > bound.max)
-      throw notAddingUp(`it announces ${first.lastPage} pages, but ${bound.why}`);
-    yield* fetchAhead(first.lastPage, Math.max(1, limit?.concurrency ?? 1), fetchPage);
+    let n = 1;
+    for await (const page of fetchAhead(first.lastPage, Math.max(1, limit?.concurrency ?? 1), fetchPage)) {
+      guard.accept(page, ++n);
+      yield page;
+      if (guard.endedEarly(page, n, first)) return;
+    }
     return;
   }
-  const seen = new Set([signature(first)]);
   let current = first;
-  while (current.hasNext && current.records.length > 0) {
-    if (current.page + 1 > bound.max) {
-      throw notAddingUp(`it still links a page after page ${current.page}, but ${bound.why}`);
-    }
-    current = await fetchPage(current.page + 1);
-    const seenAs = signature(current);
-    if (seen.has(seenAs)) throw notAddingUp(`page ${current.page} repeats a page already read`);
-    seen.add(seenAs);
+  for (let n = 2; current.hasNext && current.records.length > 0; n++) {
+    guard.mayRead(n);
+    current = await fetchPage(n);
+    guard.accept(current, n);
     yield current;
   }
-}
-
-/** The most pages the listing can have, from what the first page says, with a margin for edits. */
-function pageBound(first: Page): { max: number; why: string } {
-  if (first.total === undefined) return { max: MAX_PAGES, why: `at most ${MAX_PAGES} pages are read` };
-  const perPage = Math.max(1, first.records.length);
-  return {
-    max: Math.min(MAX_PAGES, Math.ceil(first.total / perPage) + 2),
-    why: `the first page says ${first.total} websites at ${perPage} a page`,
-  };
-}
-
-function signature(page: Page): string {
-  const ids = page.records.map((r) => r.id);
-  return `${page.page}|${ids.length}|${ids[0]}|${ids[ids.length - 1]}`;
 }
 
 /** Pages 2..last, at most `concurrency` asked for ahead (memory stays bounded), yielded in order. */
@@ -143,11 +116,4 @@ async function* fetchAhead(
     fill();
     yield page;
   }
-}
-
-function notAddingUp(problem: string): ServiceError {
-  return new ServiceError(
-    `GET ${LIST_PATH}: the listing's answers do not add up (${problem}); nothing was planned from it`,
-    { method: 'GET', path: LIST_PATH },
-  );
 }

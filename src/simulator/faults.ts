@@ -14,7 +14,13 @@ export type FaultKind =
   /** A 500 debug page that prints the request's headers, Authorization included. */
   | 'echo-html'
   | 'login-redirect'
-  | 'throttle';
+  | 'throttle'
+  /**
+   * A hostile paginator: a list request is answered with a full page of websites never listed
+   * before, saying it is page 1 of 3 (`current_page: 1`, `total` three pages) and linking a next
+   * page, whatever page was asked for. Other requests are handled normally.
+   */
+  | 'stuck-page';
 
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */
@@ -43,6 +49,8 @@ export interface FaultOptions {
   latencyMs?: number;
   /** Extra delay, uniform in [0, latencyJitterMs), added to `latencyMs`. */
   latencyJitterMs?: number;
+  /** Every list request suffers `stuck-page` (unless a script or a random draw decides otherwise). */
+  stuckPaging?: boolean;
   /**
    * Outcomes for the next API requests, in order, before any random draw decides: `['error', 'none']`
    * makes the next request fail and the one after succeed (unless a random fault hits it).
@@ -63,6 +71,8 @@ export interface FaultDecision {
   hangMs: number | undefined;
   /** For `throttle`. */
   retryAfterSeconds: number;
+  /** For `stuck-page`: how many stuck pages were answered before this one (new websites each time). */
+  stuckPages: number;
 }
 
 const RATE_KEYS = [
@@ -118,6 +128,7 @@ export class FaultInjector {
   #options: FaultOptions = {};
   #random: () => number = createPrng(1);
   #script: Array<FaultKind | 'none'> = [];
+  #stuckPages = 0;
 
   constructor(options: FaultOptions = {}) {
     this.set(options);
@@ -148,14 +159,16 @@ export class FaultInjector {
     const statuses = o.errorStatuses ?? [500, 502, 503];
     const drawn = RATE_KEYS.find((_, i) => hits[i]);
     const scripted = this.#script.shift();
+    const kind = scripted ?? (drawn ? KIND_OF_RATE[drawn] : o.stuckPaging ? 'stuck-page' : 'none');
     return {
-      kind: scripted ?? (drawn ? KIND_OF_RATE[drawn] : 'none'),
+      kind,
       delayMs: (o.latencyMs ?? 0) + Math.floor(jitterDraw * (o.latencyJitterMs ?? 0)),
       errorStatus: statuses[Math.floor(statusDraw * statuses.length)] ?? 500,
       errorAsHtml: htmlBodyDraw < 0.5,
       htmlStatus: htmlStatusDraw < 0.5 ? 200 : 500,
       hangMs: o.hangMs,
       retryAfterSeconds: Math.max(1, Math.ceil(o.throttleRetryAfterSeconds ?? 1)),
+      stuckPages: kind === 'stuck-page' ? this.#stuckPages++ : this.#stuckPages,
     };
   }
 }

@@ -159,3 +159,13 @@ export const STATUS_TITLES: Record<number, string> = {
 export function statusTitle(status: number): string {
   return STATUS_TITLES[status] ?? 'Error';
 }
+
+/** The request's URL, with the Host header's origin (or the socket's) as its base. */
+export function requestUrl(req: IncomingMessage): URL {
+  const host = req.headers.host ?? `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 80}`;
+  try {
+    return new URL(req.url ?? '/', `http://${host}`);
+  } catch {
+    return new URL(req.url ?? '/', 'http://localhost');
+  }
+}

@@ -142,3 +142,27 @@ export function renderList(
     status: 200,
   };
 }
+
+/**
+ * The `stuck-page` fault's answer: a full page of websites never listed before (ids far above the
+ * store's), saying it is page 1 of three pages' worth and linking a next page, whatever was asked.
+ */
+export function renderStuckPage(query: ListQuery, path: string, stuckPages: number): unknown {
+  const firstId = 1_000_000_000 + stuckPages * query.perPage;
+  const now = new Date(0).toISOString();
+  const data: WebsiteRecord[] = Array.from({ length: query.perPage }, (_, i) => ({
+    id: firstId + i,
+    domain: `stuck${firstId + i}.example.com`,
+    privacy: 1,
+    email: 0,
+    password: false,
+    exclude_bots: 1,
+    exclude_ips: null,
+    favorite: false,
+    favorited_at: null,
+    created_at: now,
+    updated_at: now,
+  }));
+  const total = 3 * query.perPage;
+  return { current_page: 1, data, next_page_url: `${path}?page=2`, path, per_page: query.perPage, total };
+}

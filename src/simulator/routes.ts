@@ -1,7 +1,7 @@
 // The website endpoints: route matching and the controller actions, answering plain data that
 // server.ts writes out. Shapes follow the service's controller and resources.
 
-import { type ListShape, parseListQuery, renderList } from './listing.js';
+import { type ListShape, parseListQuery, renderList, renderStuckPage } from './listing.js';
 import { toRecord, type WebsiteStore, type WriteResult } from './store.js';
 import { applyInputMiddleware, type FieldErrors, type FormInput, summarizeErrors } from './validation.js';
 
@@ -29,6 +29,8 @@ export interface ActionContext {
   listPath: string;
   /** 500: the variant whose update of a missing id fails inside the controller. */
   missingUpdateStatus?: 404 | 500;
+  /** Set by a `stuck-page` fault: a list request gets that many pages' worth of made-up websites. */
+  stuckPages?: number | undefined;
 }
 
 const COLLECTION = /^\/api\/v1\/websites\/?$/;
@@ -93,6 +95,13 @@ export function runAction(
   switch (route.name) {
     case 'list': {
       const parsed = parseListQuery(applyInputMiddleware(query), context.defaultPerPage);
+      if (context.stuckPages !== undefined) {
+        return {
+          status: 200,
+          json: renderStuckPage(parsed, context.listPath, context.stuckPages),
+          committed: false,
+        };
+      }
       const records = store.query(parsed);
       return {
         status: 200,

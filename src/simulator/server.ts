@@ -13,6 +13,7 @@ import {
   parseBody,
   readBody,
   redirectHtml,
+  requestUrl,
   searchParamsToRecord,
   statusTitle,
   writeHtml,
@@ -164,8 +165,9 @@ export class SimulatorHandler {
   ): void {
     const { store, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
     const listPath = `${ex.url.origin}/api/v1/websites`;
+    const stuckPages = fault.kind === 'stuck-page' ? fault.stuckPages : undefined;
     const result = runAction(
-      { store, listShape, defaultPerPage, listPath, missingUpdateStatus },
+      { store, listShape, defaultPerPage, listPath, missingUpdateStatus, stuckPages },
       { name, id },
       ex.record.query,
       ex.record.body,
@@ -287,14 +289,5 @@ export class SimulatorHandler {
   #redirect(ex: Exchange, location: string, headers: Record<string, string> = {}): void {
     ex.record.status = 302;
     writeHtml(ex.res, 302, redirectHtml(location), { ...headers, Location: location });
-  }
-}
-
-function requestUrl(req: IncomingMessage): URL {
-  const host = req.headers.host ?? `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 80}`;
-  try {
-    return new URL(req.url ?? '/', `http://${host}`);
-  } catch {
-    return new URL(req.url ?? '/', 'http://localhost');
   }
 }

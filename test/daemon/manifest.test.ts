@@ -66,6 +66,12 @@ describe('daemon: the last good manifest stays in force', () => {
       /websites\.yaml:\d+:\d+: error: the manifest is nested too deeply/,
     ],
     [
+      // Issue 10 §2: read by the fast reader before any depth check, this was a stack overflow.
+      'a block list nested thousands of levels deep',
+      `version: 1\nwebsites:\n${Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}- \n`).join('')}`,
+      /websites\.yaml:258:257: error: the manifest is nested too deeply here \(more than 64 levels of brackets or 256 columns of indentation\)/,
+    ],
+    [
       'not UTF-8',
       Buffer.concat([Buffer.from(GOOD), Buffer.from([0x23, 0x20, 0xe9, 0x0a])]),
       /websites\.yaml:\d+:3: error: the manifest is not valid UTF-8/,
@@ -80,7 +86,14 @@ describe('daemon: the last good manifest stays in force', () => {
     expect(invalid).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
     expect(invalid.reason).toMatch(reason);
     expect(f.sim.requests).toEqual([]);
-    expect((await get(f, '/readyz')).status).toBe(503);
+    const ready = await get(f, '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatch(/^manifest invalid \(the last good one stays in force\): /);
+    expect(ready.body).toMatch(reason);
+    // The last good manifest stays in force: a resync plans from it and finds nothing to do.
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    expect(await f.runAfter(invalid.run)).toMatchObject({ result: 'success', summary: { unchanged: 1 } });
+    expect(f.sim.listWebsites().map((w) => w.domain)).toEqual(['a.example.com']);
   });
 
   it('treats a deleted manifest as an error state, not a crash', async () => {

@@ -187,6 +187,26 @@ describe('websites-sync validate', () => {
   });
 });
 
+describe('websites-sync validate: a manifest nested thousands of levels deep', () => {
+  // Issue 10 §2: the fast reader recursed on a deep block list before any depth check ran.
+  it.each([
+    ['a block list', (i: number) => `${' '.repeat(i)}- \n`, 258],
+    ['a block list of mappings', (i: number) => `${' '.repeat(2 * i)}- domain:\n`, 131],
+  ])('%s is an error at its line with the limit, not a stack overflow', async (_name, line, at) => {
+    const file = join(dir, 'deep.yaml');
+    await writeFile(
+      file,
+      `version: 1\nwebsites:\n${Array.from({ length: 3000 }, (_, i) => line(i)).join('')}`,
+    );
+    const result = await runCli(['validate', '-f', file]);
+    expect(result.stderr).not.toMatch(/internal error|Maximum call stack/);
+    expect(result.stderr).toContain(
+      `${file}:${at}:257: error: the manifest is nested too deeply here (more than 64 levels of brackets or 256 columns of indentation)`,
+    );
+    expect(result.code).toBe(1);
+  });
+});
+
 describe('websites-sync --help / --version', () => {
   it('prints help and version', async () => {
     expect((await runCli(['--help'])).stdout).toContain('websites-sync --once --dry-run');

@@ -68,6 +68,67 @@ describe('bytes that are not a manifest a parser can take', () => {
     ]);
   });
 
+  // Issue 10 §2: every reader is guarded (the fast reader recursed on block lists before the check
+  // ran), and a quote that YAML reads as plain text cannot hide brackets from the check.
+  const N = 5000;
+  const lines = (make: (i: number) => string) => Array.from({ length: N }, (_, i) => make(i)).join('');
+  const nested = '['.repeat(N) + ']'.repeat(N);
+  it.each([
+    ['a block list', `websites:\n${lines((i) => `${' '.repeat(i)}- \n`)}`, 258, 257],
+    ['a block list of mappings', `websites:\n${lines((i) => `${' '.repeat(2 * i)}- domain:\n`)}`, 131, 257],
+    ['a block map', `x:\n${lines((i) => `${' '.repeat(i + 1)}a:\n`)}`, 259, 257],
+    ['compact block lists on one line', `websites:\n${'- '.repeat(N)}a\n`, 3, 257],
+    ['explicit keys on one line', `x:\n${'? '.repeat(N)}a\n`, 3, 257],
+    ['tabs between dashes', `websites:\n${'-\t'.repeat(N)}a\n`, 3, 257],
+    ['flow lists', `websites: ${nested}\n`, 2, 75],
+    ['flow maps', `websites: ${'{a: '.repeat(N)}${'}'.repeat(N)}\n`, 2, 267],
+    ['flow lists over many lines', `websites:\n${lines(() => '[\n')}${lines(() => ']\n')}`, 67, 1],
+    ['flow lists after an escaped quote', `websites: ["a\\"b", ${nested}]\n`, 2, 83],
+    ['flow lists after a quote inside a plain scalar', `websites: [a "b, ${nested}]\n`, 2, 81],
+    ["flow lists after an apostrophe (it's)", `websites: [it's, ${nested}]\n`, 2, 81],
+    [
+      'block lists holding flow lists',
+      `websites:\n${lines((i) => (i < 100 ? `${' '.repeat(i)}- [\n` : ''))}`,
+      67,
+      67,
+    ],
+  ])('reports %s thousands of levels deep at its position, with the limit', (_name, body, line, column) => {
+    const text = `version: 1\n${body}`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      {
+        severity: 'error',
+        file: 'websites.yaml',
+        line,
+        column,
+        field: '',
+        message:
+          'the manifest is nested too deeply here (more than 64 levels of brackets or 256 columns of indentation); a manifest needs four levels',
+      },
+    ]);
+  });
+
+  it('says "nested too deeply" where the check cannot see the nesting and yaml runs out of stack', () => {
+    // A quote opening a continuation line of a plain scalar is plain text to YAML: a safety net.
+    const text = `version: 1\nwebsites: [ a\n  "b, ${'['.repeat(20_000)}${']'.repeat(20_000)} ]\n`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      expect.objectContaining({
+        line: 3,
+        message: expect.stringMatching(/^the manifest is nested too deeply/),
+      }),
+    ]);
+  });
+
+  it('counts no bracket inside a quoted value: a manifest of bracket-heavy passwords is valid', () => {
+    const entry = (i: number) =>
+      `  - domain: s${i}.example.com\n    privacy: password\n    password: ${i % 2 ? `'[[{''[['` : '"[[\\"{[["'}\n`;
+    const text = `version: 1\nwebsites:\n${Array.from({ length: 100 }, (_, i) => entry(i)).join('')}`;
+    const { desired, problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([]);
+    expect(desired?.websites.map((w) => w.password).slice(0, 2)).toEqual(['[["{[[', "[[{'[["]);
+  });
+
   it('reports block nesting thousands of levels deep too', () => {
     const deep = Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
     const { problems } = parseManifest(`version: 1\n${deep}\n`, { file: 'websites.yaml', env: {} });

@@ -67,6 +67,29 @@ describe('websites-sync --once when the service misbehaves', () => {
     expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites']);
   });
 
+  // Issue 10 §6: a listing that says it is page 1 every time, with new websites every time, was
+  // followed forever (~30,500 requests in 20 s): paging counted the service's page numbers.
+  it.each([
+    ['every list answer', { stuckPaging: true }, 2],
+    ['every list answer after a true first page', { stuckPaging: true, script: ['none' as const] }, 3],
+  ])(
+    'a paginator stuck on page 1 (%s): exit 1 with a clear message, a few requests',
+    async (_name, faults, calls) => {
+      const sites = testSites(250);
+      await setUp(sites, { websites: sites.map(({ domain }) => ({ domain })) });
+      const message =
+        "websites-sync: GET /api/v1/websites: the listing's answers do not add up (page 2 was asked for, the answer says it is page 1); nothing was planned from it\n";
+      for (const args of [['--once', '--dry-run'], ['--once']]) {
+        simulator.clearRequests();
+        simulator.setFaults(faults);
+        const run = await runCli(args, env);
+        expect(run.stderr).toBe(message);
+        expect(run.code).toBe(1);
+        expect(apiCalls(simulator)).toEqual(Array(calls).fill('GET /api/v1/websites'));
+      }
+    },
+  );
+
   it('a store that times out (--timeout): looked up, stored again, exit 0, nothing twice', async () => {
     const sites = testSites(1);
     await setUp(sites, { faults: { script: ['none', 'hang'] } });

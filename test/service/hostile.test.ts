@@ -53,12 +53,76 @@ const json = (res: ServerResponse, body: unknown) => {
 };
 
 describe('paging that never ends', () => {
-  it('a next link on every page, without last_page or total: stops at a repeated page', async () => {
+  it('a next link on every page, without last_page, total or page numbers: stops at a repeated page', async () => {
     const { service, requests } = await fake((_req, res) =>
-      json(res, { data: [record(1)], current_page: 1, next_page_url: 'http://x/?page=2' }),
+      json(res, { data: [record(1)], next_page_url: 'http://x/?page=2' }),
     );
     await expect(service.listWebsites()).rejects.toThrow(
-      /do not add up \(page 1 repeats a page already read\)/,
+      /do not add up \(page 2 repeats a page already read\)/,
+    );
+    expect(requests()).toBe(2);
+  });
+
+  // The audit's repro: ~30,500 requests in 20 s, because the next page asked for was the service's
+  // current_page + 1, and the repeat check included that number.
+  it('current_page always 1 with new websites every time: stops at page 2, naming the numbers', async () => {
+    let serial = 0;
+    const { service, requests } = await fake((_req, res) => {
+      const data = Array.from({ length: 100 }, () => record(++serial));
+      json(res, { data, current_page: 1, per_page: 100, total: 300, next_page_url: 'http://x/?page=2' });
+    });
+    await expect(service.listWebsites()).rejects.toThrow(
+      "GET /api/v1/websites: the listing's answers do not add up (page 2 was asked for, the answer says it is page 1); nothing was planned from it",
+    );
+    expect(requests()).toBe(2);
+  });
+
+  it('no page numbers, new websites every time: stops where the total says the list ends', async () => {
+    let serial = 0;
+    const { service, requests } = await fake((_req, res) => {
+      const data = Array.from({ length: 100 }, () => record(++serial));
+      json(res, { data, total: 300, next_page_url: 'http://x/?page=next' });
+    });
+    await expect(service.listWebsites()).rejects.toThrow(
+      /still links a page after page 5, but the first page says 300 websites at 100 a page/,
+    );
+    expect(requests()).toBe(5);
+  });
+
+  it.each([
+    [
+      'more websites than its per_page',
+      { data: [record(1), record(2)], per_page: 1, total: 2 },
+      /page 1 holds 2 websites, but says 1 a page/,
+    ],
+    ['a per_page of 0', { data: [], per_page: 0, total: 0 }, /page 1 holds 0 websites, but says 0 a page/],
+    ['a negative total', { data: [record(1)], total: -5 }, /page 1 announces -5 websites/],
+    ['a last_page of 0', { data: [record(1)], last_page: 0 }, /page 1 announces 0 pages/],
+  ])('a first page with %s: refused at once', async (_name, body, message) => {
+    const { service, requests } = await fake((_req, res) => json(res, { current_page: 1, ...body }));
+    await expect(service.listWebsites()).rejects.toThrow(message);
+    expect(requests()).toBe(1);
+  });
+
+  it('a later page larger than the first: refused (a page never grows)', async () => {
+    const { service } = await fake((_req, res, page) =>
+      json(res, {
+        data: page === 1 ? [record(1)] : [record(2), record(3)],
+        current_page: page,
+        next_page_url: page === 1 ? 'http://x/?page=2' : null,
+      }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(
+      /page 2 holds 2 websites, more than the first page's 1/,
+    );
+  });
+
+  it('last_page 50 without a total, page 2 empty: refused rather than planned from a partial list', async () => {
+    const { service, requests } = await fake((_req, res, page) =>
+      json(res, { data: page === 1 ? [record(1)] : [], current_page: page, last_page: 50 }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(
+      /page 2 is empty, but the first page announced 50 pages/,
     );
     expect(requests()).toBeLessThan(10);
   });
