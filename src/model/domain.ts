@@ -3,7 +3,7 @@
 // `http(s)://` removed, and every `www.` removed when the name starts with `www.`). We also strip what a
 // browser address bar adds (another scheme, path, port, trailing dot) and convert IDNs to punycode.
 import { domainToASCII } from 'node:url';
-import { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
+import { serviceAcceptsDomain, serviceSchemesRemoved, serviceStoredDomain } from './service-domain.js';
 
 export type CanonicalDomainResult =
   | {
@@ -106,7 +106,7 @@ function serviceAcceptsIpv4(domain: string): boolean {
 /** A manifest entry's identity: the domain the service will store for it, or why it cannot. */
 export function canonicalDomain(input: string): CanonicalDomainResult {
   if (isCanonical(input)) return { domain: input, warnings: [] };
-  const host = extractHost(input.toLowerCase().replace(/https?:\/\//g, ''));
+  const host = extractHost(serviceSchemesRemoved(input.trim()));
   const written = toAscii(host);
   if (written === '' && host !== '') {
     return { error: `${JSON.stringify(input.trim())} is not a valid internationalised domain name` };

@@ -2,16 +2,24 @@
 // sends, and which names its validation accepts. The client predicts the stored form with these, and
 // the simulator answers with them, so the two cannot drift apart.
 
-const SCHEMES = /https?:\/\//g;
-
 /**
- * The domain the service stores for `raw` (after its middleware trimmed it): lower-cased, every
- * `http://` and `https://` removed wherever it stands, then, only if the result starts with `www.`,
- * every `www.` in it removed (`www.shop.www.example.net` → `shop.example.net`).
+ * The domain the service stores for `raw` (after its middleware trimmed it), exactly as its form request
+ * computes it: `mb_strtolower`, then `str_replace(['https://', 'http://'], '', …)` (every `https://`
+ * removed in one left-to-right pass, then every `http://` in the result), then, only if that starts
+ * with `www.`, `str_replace('www.', '', …)` (`www.shop.www.example.net` → `shop.example.net`).
+ *
+ * Not idempotent: `www.wwww.ww.x-example.com` is stored as `www.x-example.com`, which sent again would
+ * be stored as `x-example.com`. A client therefore sends the name it predicted from, never the
+ * prediction (see `canonicalDomain`).
  */
 export function serviceStoredDomain(raw: string): string {
-  const domain = raw.toLowerCase().replace(SCHEMES, '');
+  const domain = serviceSchemesRemoved(raw);
   return domain.startsWith('www.') ? domain.replaceAll('www.', '') : domain;
+}
+
+/** The first two steps of the service's rule: lower-cased, `https://` then `http://` removed. */
+export function serviceSchemesRemoved(raw: string): string {
+  return raw.toLowerCase().replaceAll('https://', '').replaceAll('http://', '');
 }
 
 const IPV4_PATTERN = /^((25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(\.|$)){4}$/;

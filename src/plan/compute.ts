@@ -165,6 +165,7 @@ function planCreate(website: DesiredWebsite): CreateChange {
     fields.push({ field: 'password', from: null, to: SENSITIVE });
   }
   const change: CreateChange = { kind: 'create', domain: website.domain, send, fields, risks: [] };
+  if (website.writtenDomain !== undefined) change.written = website.writtenDomain;
   if (website.protect) change.protect = true;
   if (ignored.length > 0) change.ignoreFields = ignored;
   return change;

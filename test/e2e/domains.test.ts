@@ -2,8 +2,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalDomain } from '../../src/model/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { wwwNames } from '../helpers/www-names.js';
 
 // Domains as the service really stores them (issue 11, facts 1 and 2), from the built CLI.
 let simulator: Simulator;
@@ -36,6 +38,35 @@ describe('domains the service canonicalises and accepts', () => {
 
     simulator.clearRequests();
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(again.code).toBe(0);
+    expect(simulator.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('stores every generated www./scheme name as the plan predicts, and the next run is converged', async () => {
+    // Distinct predictions only: two names stored as one domain are a manifest error of their own.
+    const byDomain = new Map<string, string>();
+    for (const name of ['www.wwww.ww.x-example.com', ...wwwNames(400, 7)]) {
+      const result = canonicalDomain(name);
+      if ('domain' in result && !byDomain.has(result.domain)) byDomain.set(result.domain, name);
+    }
+    const names = [...byDomain.values()].slice(0, 60);
+    expect(names.length).toBe(60);
+    const entries = names.map((name) => `  - domain: ${JSON.stringify(name)}\n`).join('');
+    await writeFile(join(dir, 'websites.yaml'), `version: 1\nwebsites:\n${entries}`);
+
+    const apply = await runCli(['--once', '-o', 'json'], env);
+    expect(apply.stderr).not.toContain('another account');
+    expect(apply.code).toBe(0);
+    const predicted = (JSON.parse(apply.stdout).changes as { action: string; domain: string }[])
+      .filter((change) => change.action === 'create')
+      .map((change) => change.domain);
+    const stored = simulator.listWebsites().map((website) => website.domain);
+    expect(stored.filter((domain) => domain !== 'under_score.example.com').sort()).toEqual(predicted.sort());
+    expect(predicted).toContain('www.x-example.com');
+
+    simulator.clearRequests();
+    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(again.stdout).toContain('No changes');
     expect(again.code).toBe(0);
     expect(simulator.requests.map((r) => r.method)).toEqual(['GET']);
   });
