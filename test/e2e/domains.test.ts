@@ -84,4 +84,24 @@ describe('domains the service canonicalises and accepts', () => {
     const plan = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(plan.code).toBe(0);
   });
+
+  it('round-trips names the service stores as they are (a path, a query, a scheme): no delete, no create', async () => {
+    for (const domain of ['example.com/index.html', 'q?x.example.com', 'ftp://files.example.com', 'x.1.']) {
+      simulator.createWebsite({ domain, privacy: 0 });
+    }
+    const manifest = join(dir, 'websites.yaml');
+    expect((await runCli(['export', '--out', manifest], env)).code).toBe(0);
+
+    const validate = await runCli(['validate'], env);
+    expect(validate.stderr).not.toContain('error');
+    expect(validate.code).toBe(0);
+    expect(validate.stderr).toContain(
+      'the service accepts "example.com/index.html" as a domain and stores it as written',
+    );
+
+    await runCli(['--once'], env); // write-only fields are sent once
+    const plan = await runCli(['--once', '--dry-run', '--prune', '--detailed-exitcode'], env);
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
 });
