@@ -47,7 +47,7 @@ async function storeWebsite(change: CreateChange, context: CreateContext): Promi
   const full = fullSettings(change);
   for (let attempt = 1; ; attempt++) {
     try {
-      const record = await service.createWebsite(change.domain, change.send);
+      const record = await service.createWebsite(change.written ?? change.domain, change.send);
       recordWrite(state, record, full, logger);
       return { result: 'created', id: record.id };
     } catch (error) {

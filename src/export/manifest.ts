@@ -1,6 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { Document, isMap, isScalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import {
+  canonicalDomain,
+  matchWebsites,
   PRIVACY_NAMES,
   type RemoteWebsite,
   SERVICE_CREATE_DEFAULTS,
@@ -29,8 +31,32 @@ export interface ExportedManifest {
   passwordVariables: Record<string, string>;
 }
 
+/**
+ * One record per identity, the one a plan matches to the entry written for it (`matchWebsites`); the
+ * others (`dup.example.com.` beside `DUP.example.com`) are twins: listed in a comment, never entries,
+ * since an entry cannot tell them apart and a plan never deletes them.
+ */
+function oneRecordPerIdentity(records: readonly RemoteWebsite[]) {
+  const keys = [...new Set(records.map((r) => websiteKey(r.domain)))];
+  const entries = keys.map((key) => {
+    const canonical = canonicalDomain(key);
+    return 'domain' in canonical
+      ? { domain: canonical.domain, writtenDomain: canonical.written }
+      : { domain: key };
+  });
+  const matches = matchWebsites(entries, records);
+  const chosen = keys.flatMap((_, index) => matches.recordOf(index) ?? []);
+  return { chosen, twins: records.filter((record) => !matches.isMatched(record)) };
+}
+
+function twinsNote(twins: readonly RemoteWebsite[]): string {
+  const list = twins.map((r) => `${JSON.stringify(r.domain)} (id ${r.id})`).join(', ');
+  return ` Also on the account, each the same website for websites-sync as an entry below but held separately\n by the service: ${list}. They are not managed and never deleted by websites-sync.`;
+}
+
 export function exportManifest(records: readonly RemoteWebsite[], options: ExportOptions): ExportedManifest {
-  const sorted = [...records].sort((a, b) => websiteKey(a.domain).localeCompare(websiteKey(b.domain)));
+  const { chosen, twins } = oneRecordPerIdentity(records);
+  const sorted = chosen.sort((a, b) => websiteKey(a.domain).localeCompare(websiteKey(b.domain)));
   const variables = passwordVariables(sorted.filter((r) => r.privacy === 2).map((r) => websiteKey(r.domain)));
   const doc = new Document({
     version: 1,
@@ -48,9 +74,11 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
   const websites = isMap(root)
     ? root.items.find((pair) => isScalar(pair.key) && pair.key.value === 'websites')
     : undefined;
-  if (websites && isScalar(websites.key) && unreturned.length > 0) {
-    websites.key.commentBefore = unreturnedNote(unreturned, 'any website');
-  }
+  const notes = [
+    ...(unreturned.length > 0 ? [unreturnedNote(unreturned, 'any website')] : []),
+    ...(twins.length > 0 ? [twinsNote(twins)] : []),
+  ];
+  if (websites && isScalar(websites.key) && notes.length > 0) websites.key.commentBefore = notes.join('\n');
   (doc.get('websites', true) as YAMLSeq).items.forEach((item, index) => {
     if (isMap(item)) annotate(item, sorted[index]!, variables, unreturned);
   });

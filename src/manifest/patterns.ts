@@ -65,7 +65,7 @@ const HTTP = '[hH][tT][tT][pP][sS]?://';
  * A domain as canonicalDomain accepts it. Exact where it can be: an ASCII name, optionally after a
  * scheme and before a port, up to two trailing dots and a path, whose last label is letters, digits
  * and hyphens after at least one character and a dot (the service's rule; other labels may hold
- * anything, e.g. underscores). Where canonicalisation rewrites the text it only asks for what must
+ * anything, e.g. underscores, and a name the service accepts as it is keeps its path or query). Where canonicalisation rewrites the text it only asks for what must
  * survive: any non-ASCII character (an IDN, converted to punycode) is accepted, and so is a name with
  * `http(s)://` inside it (removed wherever it stands) and a dot.
  */
@@ -74,4 +74,7 @@ export const DOMAIN_PATTERN = [
   `${HTTP}[\\s\\S]*\\.`,
   `\\.[\\s\\S]*${HTTP}`,
   '^\\s*(?:[A-Za-z][A-Za-z0-9+.\\-]*://)?[^/?#]+\\.[A-Za-z0-9\\-]+\\.{0,2}(?::[0-9]*)?(?:[/?#][\\s\\S]*|\\s*)$',
+  // A name the service stores as it is (`example.com/index.html`, `q?x.example.com`): anything, then a
+  // dot and a last label.
+  '[^\\s]\\.[A-Za-z0-9\\-]+\\.{0,2}\\s*$',
 ].join('|');

@@ -54,16 +54,25 @@ function checkDomain(
   const path: Path = ['websites', index, 'domain'];
   const { domain } = result;
   for (const message of result.warnings) ctx.findings.push({ severity: 'warning', path, message });
-  const first = ctx.seen.get(domain);
+  // The name as written is the entry: `www.legacy.example.com` may be listed beside
+  // `legacy.example.com`, for a record stored before the service's `www.` rule (the plan refuses to
+  // create it when no such record is there).
+  const name = result.written ?? domain;
+  const first = ctx.seen.get(name);
+  const line = (at: number) => ctx.locate(['websites', at, 'domain']).line;
   if (first !== undefined) {
-    const line = ctx.locate(['websites', first, 'domain']).line;
     ctx.findings.push({
       severity: 'error',
       path,
-      message: `duplicate domain ${domain}: also declared at line ${line}`,
+      message: `duplicate domain ${domain}: also declared at line ${line(first)}`,
     });
   } else {
-    ctx.seen.set(domain, index);
+    ctx.seen.set(name, index);
+    const twin = ctx.seen.get(` ${domain}`);
+    if (twin !== undefined) {
+      const message = `${name} and the entry at line ${line(twin)} are both stored as ${domain} by the service: only a record already stored as written can be kept beside the other`;
+      ctx.findings.push({ severity: 'warning', path, message });
+    } else ctx.seen.set(` ${domain}`, index);
   }
   const rule = ctx.ignore.patterns[ctx.ignore.rules.match(result.written ?? domain)];
   if (rule) {

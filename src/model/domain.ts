@@ -1,9 +1,12 @@
 // The domain is the identity that matches a listed website to the service's record, so a manifest
 // entry is spelled exactly as the service will store it (service-domain.ts: lower-case, every
-// `http(s)://` removed, and every `www.` removed when the name starts with `www.`). We also strip what a
-// browser address bar adds (another scheme, path, port, trailing dot) and convert IDNs to punycode.
+// `http(s)://` removed, and every `www.` removed when the name starts with `www.`). A name the service
+// accepts as it is (a path or a query included: `example.com/index.html`) is that website, so that
+// every name the service can hold means itself again; only a name the service would refuse loses what
+// a browser address bar adds (another scheme, path, port). A trailing dot goes and IDNs become
+// punycode either way: the identity (`domainKey`) does not tell those spellings apart.
 import { domainToASCII } from 'node:url';
-import { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
+import { serviceAcceptsDomain, serviceSchemesRemoved, serviceStoredDomain } from './service-domain.js';
 
 export type CanonicalDomainResult =
   | {
@@ -28,10 +31,31 @@ export function extractHost(input: string): string {
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
-/** Lower-case ASCII: non-ASCII names in punycode, or '' when they cannot be converted. */
+/**
+ * Which website a name is, in one spelling: trimmed, one trailing dot removed, lower-case, punycode
+ * when the name converts (else the lower-cased name as it is, a path or a query included).
+ */
+export function domainKey(domain: string): string {
+  const trimmed = domain.trim();
+  const bare = trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+  // The dot of `x.1.` stays: the service accepts that name and would refuse `x.1`.
+  const name =
+    bare !== trimmed && !serviceAcceptsDomain(bare) && serviceAcceptsDomain(trimmed) ? trimmed : bare;
+  const ascii = toAscii(name);
+  return ascii === '' ? name.toLowerCase() : ascii;
+}
+
+/** Where a URL parser ends a host name: a non-ASCII name holding one is not converted, never cut. */
+const HOST_END = /[/?#\\@:]/;
+
+/**
+ * Lower-case ASCII: non-ASCII names in punycode, or '' when they cannot be converted (a name with a
+ * path or a query is not a host name: `domainToASCII` would silently keep only the part before it).
+ */
 export function toAscii(host: string): string {
   const lower = host.toLowerCase();
-  return /^\p{ASCII}*$/u.test(lower) ? lower : domainToASCII(lower);
+  if (/^\p{ASCII}*$/u.test(lower)) return lower;
+  return HOST_END.test(lower) ? '' : domainToASCII(lower);
 }
 
 /**
@@ -106,14 +130,38 @@ function serviceAcceptsIpv4(domain: string): boolean {
 /** A manifest entry's identity: the domain the service will store for it, or why it cannot. */
 export function canonicalDomain(input: string): CanonicalDomainResult {
   if (isCanonical(input)) return { domain: input, warnings: [] };
-  const host = extractHost(input.toLowerCase().replace(/https?:\/\//g, ''));
+  const schemeless = serviceSchemesRemoved(input.trim());
+  const host = extractHost(schemeless);
+  const literal = domainKey(schemeless);
+  // What the service stores as it is, is that website: `export` writes such a record this way.
+  if (literal !== '' && serviceAcceptsDomain(serviceStoredDomain(literal))) {
+    return identity(literal, literalWarnings(literal, domainKey(host)));
+  }
   const written = toAscii(host);
   if (written === '' && host !== '') {
     return { error: `${JSON.stringify(input.trim())} is not a valid internationalised domain name` };
   }
+  const error = refusal(serviceStoredDomain(written), input);
+  return error === undefined ? identity(written, []) : { error };
+}
+
+/** `written` is what a create sends; the service stores it as `domain`. */
+function identity(written: string, extra: string[]): CanonicalDomainResult {
   const domain = serviceStoredDomain(written);
-  const error = refusal(domain, input);
-  if (error !== undefined) return { error };
-  const warnings = [...wwwWarnings(written, domain), ...unusualWarnings(domain)];
+  const warnings = [...wwwWarnings(written, domain), ...(extra.length > 0 ? extra : unusualWarnings(domain))];
   return written === domain ? { domain, warnings } : { domain, warnings, written };
+}
+
+/** A name kept whole although it holds what a pasted address would lose (a path, a port, a scheme). */
+function literalWarnings(literal: string, host: string): string[] {
+  if (literal === host) return [];
+  const stored = serviceStoredDomain(literal);
+  const hostDomain = serviceStoredDomain(host);
+  const instead =
+    serviceAcceptsDomain(hostDomain) && hostDomain !== ''
+      ? `; write "${hostDomain}" if you mean the website ${hostDomain}`
+      : '';
+  return [
+    `the service accepts ${JSON.stringify(stored)} as a domain and stores it as written, not as a host name with a path or a port${instead}`,
+  ];
 }

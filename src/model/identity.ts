@@ -1,4 +1,4 @@
-import { toAscii } from './domain.js';
+import { domainKey } from './domain.js';
 import { serviceStoredDomain } from './service-domain.js';
 
 /**
@@ -7,9 +7,7 @@ import { serviceStoredDomain } from './service-domain.js';
  * `www.` stays: records stored before the service's `www.` rule are matched as stored.
  */
 export function websiteKey(domain: string): string {
-  const trimmed = domain.trim();
-  const ascii = toAscii(trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed);
-  return ascii === '' ? trimmed.toLowerCase() : ascii;
+  return domainKey(domain);
 }
 
 /**

@@ -3,7 +3,7 @@
 import picomatch from 'picomatch';
 import { toAscii } from './domain.js';
 import { storedKey, websiteKey } from './identity.js';
-import { serviceStoredDomain } from './service-domain.js';
+import { serviceSchemesRemoved, serviceStoredDomain } from './service-domain.js';
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 
@@ -13,11 +13,7 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
  */
 export function canonicalPattern(pattern: string): string {
   // Like extractHost, but `?` is a glob character here, not the start of a query.
-  let host = pattern
-    .trim()
-    .toLowerCase()
-    .replace(/https?:\/\//g, '')
-    .replace(SCHEME, '');
+  let host = serviceSchemesRemoved(pattern.trim()).replace(SCHEME, '');
   const slash = host.indexOf('/');
   if (slash !== -1) host = host.slice(0, slash);
   host = host.replace(/:\d*$/, '').replace(/\.$/, '');

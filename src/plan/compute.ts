@@ -2,9 +2,9 @@ import {
   compileIgnore,
   type DesiredState,
   type DesiredWebsite,
+  matchWebsites,
   type RemoteWebsite,
   SETTING_FIELDS,
-  storedKey,
   type WebsiteWrite,
   type WritableField,
   websiteKey,
@@ -50,15 +50,21 @@ export function computePlan(input: PlanInput): Plan {
     throw new Error('computePlan: a delete delay needs `now`');
   const rules = { state, now: input.now ?? 0, deleteDelayMs };
   const ignore = compileIgnore(desired.ignore);
-  const remotes = indexRemotes(current);
+  const remotes = matchWebsites(desired.websites, current);
 
   const plan = emptyPlan(current.length);
   let matched = 0;
-  for (const website of desired.websites) {
-    const remote = remotes.find(website);
+  for (const [index, website] of desired.websites.entries()) {
+    const remote = remotes.recordOf(index);
     if (remote) {
       matched++;
       rememberProtection(website, remote, plan);
+    }
+    if (!remote && collides(website, desired.websites, current)) {
+      plan.warnings.push(
+        `${website.writtenDomain} is not created: the service would store it as ${website.domain}, which is listed or on the account already; list ${website.writtenDomain} only for a record stored under that name`,
+      );
+      continue;
     }
     const change = planWebsite(website, remote, input, plan);
     if (!change) plan.unchanged++;
@@ -71,7 +77,9 @@ export function computePlan(input: PlanInput): Plan {
     if (remotes.isMatched(record)) continue;
     const patterns = desired.ignore.length > 0 ? ignore.matchAll(record.domain) : [];
     for (const index of patterns) used.add(index);
-    if (patterns.length > 0) plan.ignored.push(record.domain);
+    const twin = patterns.length > 0 ? undefined : remotes.twinOf(record);
+    if (twin !== undefined) keepTwin(record, twin, prune, plan);
+    else if (patterns.length > 0) plan.ignored.push(record.domain);
     else if (prune) planPrune(record, rules, plan);
     else plan.unmanaged.push(record.domain);
   }
@@ -88,33 +96,25 @@ export function computePlan(input: PlanInput): Plan {
 }
 
 /**
- * Records by identity: the key they are stored under, and, for a record stored with a leading `www.`
- * before the service's `www.` rule, the name the service would store today. A listed website takes
- * the record stored exactly as the service would store it, else the one stored as it is written, else
- * the one that answers to its name under today's rule.
+ * A record that shares a name with a listed website but is not the one the entry manages (the service
+ * holds both): never deleted, whatever prune says, and said so.
  */
-function indexRemotes(current: readonly RemoteWebsite[]) {
-  const byKey = new Map<string, RemoteWebsite>();
-  const byStored = new Map<string, RemoteWebsite>();
-  for (const record of current) {
-    const key = websiteKey(record.domain);
-    byKey.set(key, record);
-    if (key.startsWith('www.')) byStored.set(storedKey(record.domain), record);
-  }
-  const matched = new Set<RemoteWebsite>();
-  return {
-    find(website: DesiredWebsite): RemoteWebsite | undefined {
-      const candidates = [
-        byKey.get(website.domain),
-        website.writtenDomain && byKey.get(website.writtenDomain),
-      ];
-      const record = candidates.find((r) => r && !matched.has(r)) || byStored.get(website.domain);
-      if (!record || matched.has(record)) return undefined;
-      matched.add(record);
-      return record;
-    },
-    isMatched: (record: RemoteWebsite) => matched.has(record),
-  };
+function keepTwin(record: RemoteWebsite, listed: string, prune: boolean, plan: Plan): void {
+  if (!prune) plan.unmanaged.push(record.domain);
+  plan.warnings.push(
+    `${record.domain} (id ${record.id}) is the same website as the listed ${listed} for websites-sync, but the service holds it separately: it is not managed and never deleted by websites-sync (list it as written to manage it, or delete it in the web interface)`,
+  );
+}
+
+/** A create under a written name the service stores as another entry's domain, or a record's. */
+function collides(
+  website: DesiredWebsite,
+  listed: readonly DesiredWebsite[],
+  current: readonly RemoteWebsite[],
+) {
+  if (website.writtenDomain === undefined) return false;
+  const others = listed.filter((other) => other !== website && other.domain === website.domain);
+  return others.length > 0 || current.some((record) => websiteKey(record.domain) === website.domain);
 }
 
 /** A pattern that protects nothing is most often a typo in a protection: say so. */
@@ -165,6 +165,7 @@ function planCreate(website: DesiredWebsite): CreateChange {
     fields.push({ field: 'password', from: null, to: SENSITIVE });
   }
   const change: CreateChange = { kind: 'create', domain: website.domain, send, fields, risks: [] };
+  if (website.writtenDomain !== undefined) change.written = website.writtenDomain;
   if (website.protect) change.protect = true;
   if (ignored.length > 0) change.ignoreFields = ignored;
   return change;

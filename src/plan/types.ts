@@ -48,6 +48,11 @@ export interface CreateChange extends ChangeBase {
   kind: 'create';
   /** Everything to send; the password in clear, so a plan is never serialised as is. */
   send: WebsiteWrite;
+  /**
+   * The name to send when the service stores it as another (`domain`): the entry's name before the
+   * service's `www.` rule. The rule is not idempotent, so sending `domain` could store a third name.
+   */
+  written?: string;
   /** `protect: true`: the new id is remembered as protected as soon as it is known. */
   protect?: boolean;
   /** `ignore_fields`: never sent, not even when a create turns into adopting a website found on the account. */

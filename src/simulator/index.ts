@@ -94,6 +94,11 @@ export interface Simulator {
   listWebsites(): StoredWebsite[];
   /** Creates a website as the web UI would (same rules); throws SimulatorValidationError if refused. */
   createWebsite(website: SeedWebsite): StoredWebsite;
+  /**
+   * A record stored exactly as given, bypassing the store rule and validation: one typed in the web UI
+   * or stored before the service's `www.` rule (`www.legacy.example.com`, `DUP.example.com`).
+   */
+  insertStored(website: SeedWebsite): StoredWebsite;
   /** Changes a website as the web UI would; throws if it does not exist or the change is refused. */
   updateWebsite(id: number, changes: WebsiteChanges): StoredWebsite;
   /** Returns whether it existed. */
@@ -186,6 +191,7 @@ function buildSimulator({ server, handler, store, faults, now, host, port }: Par
     addTakenDomain: (domain) => store.addTakenDomain(domain),
     listWebsites: () => structuredClone(store.all()),
     createWebsite: (website) => unwrap(store.store(seedForm(website))),
+    insertStored: (website) => unwrap(store.store(seedForm(website), { asStored: true })),
     updateWebsite: (id, changes) => unwrap(store.update(id, applyInputMiddleware(seedToForm(changes))), id),
     deleteWebsite: (id) => store.remove(id),
     get onRequest() {

@@ -162,11 +162,12 @@ export class WebsiteStore {
     return this.#taken.has(domain) || this.#domains.has(domain);
   }
 
-  store(form: FormInput): WriteResult {
+  /** `asStored`: the domain kept as given and nothing validated (a record from the web UI). */
+  store(form: FormInput, { asStored = false } = {}): WriteResult {
     const input: FormInput = { ...form };
-    if (typeof input.domain === 'string') input.domain = canonicalDomain(input.domain);
+    if (typeof input.domain === 'string' && !asStored) input.domain = canonicalDomain(input.domain);
     const atPlanLimit = this.maxWebsites !== undefined && this.#websites.size >= this.maxWebsites;
-    const errors = validateStore(input, { isTaken: (d) => this.isTaken(d), atPlanLimit });
+    const errors = asStored ? {} : validateStore(input, { isTaken: (d) => this.isTaken(d), atPlanLimit });
     if (hasErrors(errors)) return { kind: 'invalid', errors };
     const at = formatTimestamp(this.#now());
     const website: StoredWebsite = {

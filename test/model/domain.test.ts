@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalDomain } from '../../src/model/index.js';
+import {
+  canonicalDomain,
+  serviceAcceptsDomain,
+  serviceStoredDomain,
+  storedKey,
+  websiteKey,
+} from '../../src/model/index.js';
+import { prng } from '../helpers/www-names.js';
 
 describe('canonicalDomain', () => {
   it.each([
@@ -7,7 +14,6 @@ describe('canonicalDomain', () => {
     ['  Example.COM  ', 'example.com'],
     ['http://example.com', 'example.com'],
     ['https://example.com/path?q=1#frag', 'example.com'],
-    ['ftp://example.com', 'example.com'],
     ['example.com:8080', 'example.com'],
     ['example.com.', 'example.com'],
     ['example.com/', 'example.com'],
@@ -96,6 +102,76 @@ describe('canonicalDomain', () => {
         `${input} has the unusual label ${JSON.stringify(label)} (host names use letters, digits and inner hyphens); the service accepts it`,
       ],
     });
+  });
+
+  // Names the service accepts and stores as they are (issue 11, fact 2): the manifest means that record,
+  // path or query included, with a warning; the host alone is offered instead.
+  it.each([
+    ['example.com/index.html', 'example.com/index.html', 'example.com'],
+    ['https://Example.com/index.html', 'example.com/index.html', 'example.com'],
+    ['q?x.example.com', 'q?x.example.com', undefined],
+    ['ftp://example.com', 'ftp://example.com', 'example.com'],
+    ['bücher.example/ü.html', 'bücher.example/ü.html', 'xn--bcher-kva.example'],
+  ])('keeps %j whole as %j: the service stores it so', (input, domain, host) => {
+    const result = canonicalDomain(input);
+    expect(result).toMatchObject({ domain });
+    const instead = host === undefined ? '' : `; write "${host}" if you mean the website ${host}`;
+    expect('warnings' in result && result.warnings).toEqual([
+      `the service accepts ${JSON.stringify(domain)} as a domain and stores it as written, not as a host name with a path or a port${instead}`,
+    ]);
+  });
+
+  it.each([
+    ['https://example.com/', 'example.com'],
+    ['example.com/blog', 'example.com'],
+    ['example.com:8080', 'example.com'],
+    ['https://www.example.com/a?b#c', 'example.com'],
+  ])('still reads %j, which the service would refuse, as the address of %s', (input, domain) => {
+    expect(canonicalDomain(input)).toMatchObject({ domain });
+  });
+
+  it('means, for every name the service accepts, the record stored under it (export → validate → plan)', () => {
+    const random = prng(3);
+    const chars = [
+      'a',
+      'b',
+      'W',
+      'w',
+      '.',
+      '.',
+      '/',
+      '?',
+      '#',
+      ':',
+      '_',
+      ' ',
+      '-',
+      '1',
+      'ü',
+      '%',
+      '=',
+      '&',
+      '\r',
+    ];
+    let accepted = 0;
+    for (let i = 0; i < 20000; i++) {
+      let name = '';
+      const length = 1 + Math.floor(random() * 14);
+      for (let c = 0; c < length; c++) name += chars[Math.floor(random() * chars.length)];
+      name += ['.com', '.example.org', '.x-1', '.', '.com.'][Math.floor(random() * 5)];
+      // A record the service can hold: what it stores for some input, and accepts.
+      const stored = serviceStoredDomain(name.trim());
+      if (stored.trim() !== stored || !serviceAcceptsDomain(stored)) continue;
+      accepted++;
+      const exported = websiteKey(stored);
+      const result = canonicalDomain(exported);
+      expect({ stored, result: 'domain' in result }).toEqual({ stored, result: true });
+      if (!('domain' in result)) continue;
+      const names = [result.domain, result.written];
+      const means = names.includes(websiteKey(stored)) || storedKey(stored) === result.domain;
+      expect({ stored, exported, result, means }).toMatchObject({ means: true });
+    }
+    expect(accepted).toBeGreaterThan(3000);
   });
 
   it('rejects a name longer than 255 characters', () => {

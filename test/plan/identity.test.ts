@@ -80,14 +80,53 @@ describe('records stored before the www. rule', () => {
     expect(plan.changes.map((c) => [c.kind, 'id' in c && c.id])).toEqual([['update', 7]]);
   });
 
-  it('prefers the record stored exactly as the service would store the entry', () => {
+  it('prefers the record stored exactly as written, so a www. record can be listed beside its twin', () => {
     const plan = computePlan({
       desired: desiredState([desiredSite('a.example.com', { writtenDomain: 'www.a.example.com' })]),
       current: [remoteSite(1, 'www.a.example.com'), remoteSite(2, 'a.example.com')],
       state: state(),
       prune: false,
     });
-    expect(plan.unmanaged).toEqual(['www.a.example.com']);
+    expect(plan.unmanaged).toEqual(['a.example.com']);
+  });
+});
+
+// Records the service holds separately stay distinct (audit of issues 10/11, item 6): with prune on,
+// the record an entry does not take but that shares its identity is never deleted.
+describe('records that share an identity', () => {
+  it.each([
+    [['dup.example.com.', 'DUP.example.com'], ['dup.example.com']],
+    [['DUP.example.com', 'dup.example.com.'], ['dup.example.com']],
+    [['xn--bcher-kva.example', 'bücher.example'], ['xn--bcher-kva.example']],
+    [['www.legacy.example.com', 'legacy.example.com'], ['legacy.example.com']],
+    [['legacy.example.com', 'www.legacy.example.com'], ['legacy.example.com']],
+    [['www.only.example.com', 'www.www.only.example.com'], ['only.example.com']],
+  ])('%j listed as %j: one is managed, none is deleted, in any listing order', (stored, listed) => {
+    for (const order of [stored, [...stored].reverse()]) {
+      const current = order.map((domain) => remoteSite(stored.indexOf(domain) + 1, domain));
+      const desired = desiredState(
+        listed.map((domain) => desiredSite(domain)),
+        { prune: true },
+      );
+      const plan = computePlan({ desired, current, state: state(), prune: true });
+      expect(plan.changes.filter((c) => c.kind === 'delete')).toEqual([]);
+      expect(plan.warnings.join('\n')).toMatch(/never deleted by websites-sync/);
+    }
+  });
+
+  it('a www. record listed as written beside its twin: both managed, no change', () => {
+    const current = [remoteSite(1, 'www.legacy.example.com'), remoteSite(2, 'legacy.example.com')];
+    const desired = desiredState(
+      [
+        desiredSite('legacy.example.com', { writtenDomain: 'www.legacy.example.com' }),
+        desiredSite('legacy.example.com'),
+      ],
+      { prune: true },
+    );
+    const plan = computePlan({ desired, current, state: state(), prune: true });
+    expect(plan.changes.filter((c) => c.kind !== 'update')).toEqual([]);
+    expect(plan.unchanged + plan.changes.length).toBe(2);
+    expect(plan.warnings).toEqual([]);
   });
 });
 
