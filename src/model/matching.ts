@@ -27,41 +27,59 @@ export interface WebsiteMatches {
   twinOf(record: RemoteWebsite): string | undefined;
 }
 
-/** A record's names: the key it is stored under, and what the service would store for it today. */
-function namesOf(record: RemoteWebsite): [string, string] {
-  const key = domainKey(record.domain);
-  return [key, serviceStoredDomain(key)];
+/** What the service would store for a record's key today (the key itself unless a rule applies). */
+function storedName(key: string): string {
+  return key.startsWith('www.') || key.includes('http') ? serviceStoredDomain(key) : key;
 }
 
-function rank(a: RemoteWebsite, b: RemoteWebsite): number {
-  const exact = (r: RemoteWebsite) => (r.domain === domainKey(r.domain) ? 0 : 1);
-  return exact(a) - exact(b) || compareIds(a.id, b.id);
-}
+/** Records by a name, several only where names are shared: ranked, the best first. */
+class NameIndex {
+  readonly #byName = new Map<string, RemoteWebsite | RemoteWebsite[]>();
 
-function indexBy(records: readonly RemoteWebsite[], name: (r: RemoteWebsite) => string) {
-  const index = new Map<string, RemoteWebsite[]>();
-  for (const record of records) {
-    const key = name(record);
-    const list = index.get(key);
-    if (list) list.push(record);
-    else index.set(key, [record]);
+  add(name: string, record: RemoteWebsite): void {
+    const known = this.#byName.get(name);
+    if (known === undefined) this.#byName.set(name, record);
+    else if (Array.isArray(known)) known.push(record);
+    else this.#byName.set(name, [known, record]);
   }
-  for (const list of index.values()) list.sort(rank);
-  return index;
+
+  rank(order: (a: RemoteWebsite, b: RemoteWebsite) => number): void {
+    for (const known of this.#byName.values()) if (Array.isArray(known)) known.sort(order);
+  }
+
+  /** The best record under `name` that is not `used`. */
+  best(name: string, used: ReadonlySet<RemoteWebsite>): RemoteWebsite | undefined {
+    const known = this.#byName.get(name);
+    if (known === undefined) return undefined;
+    if (!Array.isArray(known)) return used.has(known) ? undefined : known;
+    return known.find((record) => !used.has(record));
+  }
 }
 
+/**
+ * Which record each entry takes. Each record's names are worked out once (this runs for every website
+ * of a 100,000-website account), and the names of listed websites only when a record is left over.
+ */
 export function matchWebsites(
   entries: readonly ListedName[],
   records: readonly RemoteWebsite[],
 ): WebsiteMatches {
-  const byKey = indexBy(records, (r) => namesOf(r)[0]);
-  const byStored = indexBy(
-    records.filter((r) => namesOf(r)[0].startsWith('www.')),
-    (r) => namesOf(r)[1],
-  );
+  const keys = new Map<RemoteWebsite, string>();
+  const byKey = new NameIndex();
+  const byStored = new NameIndex();
+  for (const record of records) {
+    const key = domainKey(record.domain);
+    keys.set(record, key);
+    byKey.add(key, record);
+    if (key.startsWith('www.')) byStored.add(storedName(key), record);
+  }
+  const exact = (r: RemoteWebsite) => (r.domain === keys.get(r) ? 0 : 1);
+  const rank = (a: RemoteWebsite, b: RemoteWebsite) => exact(a) - exact(b) || compareIds(a.id, b.id);
+  byKey.rank(rank);
+  byStored.rank(rank);
   const taken = new Map<number, RemoteWebsite>();
   const used = new Set<RemoteWebsite>();
-  const tiers: Array<[Map<string, RemoteWebsite[]>, (e: ListedName) => string]> = [
+  const tiers: Array<[NameIndex, (e: ListedName) => string]> = [
     [byKey, (e) => e.writtenDomain ?? e.domain],
     [byKey, (e) => e.domain],
     [byStored, (e) => e.domain],
@@ -69,25 +87,41 @@ export function matchWebsites(
   for (const [index, name] of tiers) {
     entries.forEach((entry, i) => {
       if (taken.has(i)) return;
-      const record = index.get(name(entry))?.find((r) => !used.has(r));
+      const record = index.best(name(entry), used);
       if (record === undefined) return;
       taken.set(i, record);
       used.add(record);
     });
   }
-  const listed = new Map<string, string>();
-  entries.forEach((entry, i) => {
-    for (const name of [entry.domain, entry.writtenDomain]) if (name) listed.set(name, entry.domain);
-    const record = taken.get(i);
-    if (record) for (const name of namesOf(record)) if (!listed.has(name)) listed.set(name, entry.domain);
-  });
+  let listed: Map<string, string> | undefined;
+  const listedNames = (): Map<string, string> => {
+    listed ??= listedNamesOf(entries, taken, keys);
+    return listed;
+  };
   return {
     recordOf: (index) => taken.get(index),
     isMatched: (record) => used.has(record),
     twinOf: (record) => {
       if (used.has(record)) return undefined;
-      const [key, stored] = namesOf(record);
-      return listed.get(key) ?? listed.get(stored);
+      const key = keys.get(record) ?? domainKey(record.domain);
+      return listedNames().get(key) ?? listedNames().get(storedName(key));
     },
   };
+}
+
+/** Every name a listed website goes by (its domain, its written name, its record's names) → its domain. */
+function listedNamesOf(
+  entries: readonly ListedName[],
+  taken: ReadonlyMap<number, RemoteWebsite>,
+  keys: ReadonlyMap<RemoteWebsite, string>,
+): Map<string, string> {
+  const listed = new Map<string, string>();
+  entries.forEach((entry, i) => {
+    for (const name of [entry.domain, entry.writtenDomain]) if (name) listed.set(name, entry.domain);
+    const record = taken.get(i);
+    const key = record && keys.get(record);
+    if (key === undefined) return;
+    for (const name of [key, storedName(key)]) if (!listed.has(name)) listed.set(name, entry.domain);
+  });
+  return listed;
 }

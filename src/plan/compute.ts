@@ -51,6 +51,7 @@ export function computePlan(input: PlanInput): Plan {
   const rules = { state, now: input.now ?? 0, deleteDelayMs };
   const ignore = compileIgnore(desired.ignore);
   const remotes = matchWebsites(desired.websites, current);
+  const collides = collisions(desired.websites, current);
 
   const plan = emptyPlan(current.length);
   let matched = 0;
@@ -60,7 +61,7 @@ export function computePlan(input: PlanInput): Plan {
       matched++;
       rememberProtection(website, remote, plan);
     }
-    if (!remote && collides(website, desired.websites, current)) {
+    if (!remote && collides(website)) {
       plan.warnings.push(
         `${website.writtenDomain} is not created: the service would store it as ${website.domain}, which is listed or on the account already; list ${website.writtenDomain} only for a record stored under that name`,
       );
@@ -106,15 +107,21 @@ function keepTwin(record: RemoteWebsite, listed: string, prune: boolean, plan: P
   );
 }
 
-/** A create under a written name the service stores as another entry's domain, or a record's. */
-function collides(
-  website: DesiredWebsite,
-  listed: readonly DesiredWebsite[],
-  current: readonly RemoteWebsite[],
-) {
-  if (website.writtenDomain === undefined) return false;
-  const others = listed.filter((other) => other !== website && other.domain === website.domain);
-  return others.length > 0 || current.some((record) => websiteKey(record.domain) === website.domain);
+/**
+ * Whether a create under a written name would be stored as another entry's domain, or a record's. The
+ * names are indexed once, on first need: a plan of many `www.` creates stays linear.
+ */
+function collisions(listed: readonly DesiredWebsite[], current: readonly RemoteWebsite[]) {
+  let names: { entries: Map<string, number>; account: Set<string> } | undefined;
+  return (website: DesiredWebsite): boolean => {
+    if (website.writtenDomain === undefined) return false;
+    if (names === undefined) {
+      const entries = new Map<string, number>();
+      for (const { domain } of listed) entries.set(domain, (entries.get(domain) ?? 0) + 1);
+      names = { entries, account: new Set(current.map((record) => websiteKey(record.domain))) };
+    }
+    return (names.entries.get(website.domain) ?? 0) > 1 || names.account.has(website.domain);
+  };
 }
 
 /** A pattern that protects nothing is most often a typo in a protection: say so. */
