@@ -3,7 +3,14 @@ import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLifecycleEntries } from './lifecycle.js';
 import { openPrivateFile } from './private-file.js';
-import { emptyState, fingerprintKey, STATE_VERSION, type StateData, type WebsiteState } from './state.js';
+import {
+  byId,
+  emptyState,
+  fingerprintKey,
+  STATE_VERSION,
+  type StateData,
+  type WebsiteState,
+} from './state.js';
 
 export interface LoadedState {
   state: StateData;
@@ -66,7 +73,7 @@ function parseState(text: string): Omit<StateData, 'key'> | undefined {
  * website alone, so its write-only fields are resent once; it never stops the run.
  */
 function readWebsiteEntries(websites: Record<string, unknown>): Record<string, WebsiteState> {
-  const valid: Record<string, WebsiteState> = {};
+  const valid = byId<WebsiteState>();
   for (const [id, entry] of Object.entries(websites)) {
     if (isWebsiteState(entry)) valid[id] = entry;
   }
