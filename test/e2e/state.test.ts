@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 
 // State that cannot diverge or wedge the tool (issue 10 §5), from the built CLI.
 let simulator: Simulator;
@@ -57,5 +58,20 @@ describe('the state file', () => {
     await writeFile(`${env.WEBSITES_SYNC_STATE_FILE}.lock`, '2147483646\n');
     const run = await runCli(['--once'], env);
     expect(run.code, run.stderr).toBe(0);
+  });
+
+  // In a container the tool runs as PID 1 each time: a run killed there (SIGKILL, OOM) leaves a lock
+  // saying 1, and the next start, PID 1 again, must not take it for a live run. Only where a PID
+  // namespace can be made (root, or user namespaces allowed); the unit test covers the rule elsewhere.
+  const unshare = ['unshare', '--pid', '--fork', '--kill-child'];
+  const canUnshare = spawnSync(unshare[0] as string, [...unshare.slice(1), 'true']).status === 0;
+  it.skipIf(!canUnshare)('as PID 1, a lock saying 1 left by a killed run is taken over', async () => {
+    const lockPath = `${env.WEBSITES_SYNC_STATE_FILE}.lock`;
+    await writeFile(lockPath, '1\n');
+    const run = await startCli(['--once'], env, unshare).done;
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('another run');
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('b.example.com');
+    await expect(readFile(lockPath, 'utf8')).rejects.toThrow(/ENOENT/);
   });
 });
