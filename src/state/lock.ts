@@ -5,6 +5,10 @@
 // that the state's directory is writable.
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { StateLockError } from './lock-error.js';
+import { refuseNotRegular } from './private-file.js';
+
+export { StateLockError };
 
 export interface StateLock {
   release(): Promise<void>;
@@ -17,8 +21,6 @@ export interface LockOptions {
   pollMs?: number;
 }
 
-export class StateLockError extends Error {}
-
 /**
  * The lock files this process holds now. A lock naming our own pid that is not one of them was left by
  * an earlier process that had the same pid: in a container the tool is PID 1 on every start, so a run
@@ -30,6 +32,8 @@ const heldHere = new Set<string>();
 export async function lockState(path: string, options: LockOptions = {}): Promise<StateLock> {
   await checkStatePath(path);
   const lockPath = resolve(`${path}.lock`);
+  // Read to learn its owner: a FIFO there would block that read forever.
+  await refuseNotRegular(lockPath, (problem) => `the state's lock file ${lockPath} ${problem}; remove it`);
   const deadline = Date.now() + (options.waitMs ?? 5_000);
   for (;;) {
     const held = await tryCreate(lockPath);
@@ -49,13 +53,13 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
   }
 }
 
-async function checkStatePath(path: string): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isDirectory()) {
-    throw new StateLockError(
-      `the state file ${path} is a directory; point --state-file (WEBSITES_SYNC_STATE_FILE) at a file`,
-    );
-  }
+/** A directory, a device, a FIFO or a socket there would be replaced by the atomic rename, or block. */
+function checkStatePath(path: string): Promise<void> {
+  return refuseNotRegular(
+    path,
+    (problem) =>
+      `the state file ${path} ${problem}; point --state-file (WEBSITES_SYNC_STATE_FILE) at a regular file`,
+  );
 }
 
 async function tryCreate(lockPath: string): Promise<StateLock | undefined> {
