@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RemoteWebsite, WebsiteId } from '../model/index.js';
-import { openPrivateFile } from '../state/index.js';
+import { openPrivateFile, refuseNotRegular } from '../state/index.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -27,6 +27,19 @@ export interface BackupEntry {
 /** `.websites-sync-deleted.jsonl` beside the state file, unless one was named. */
 export function backupPathFor(statePath: string, backupFile: string | undefined): string {
   return backupFile ?? join(dirname(statePath), DEFAULT_BACKUP_NAME);
+}
+
+/**
+ * Before anything is sent: the backup file, when it exists, must be a regular file. A FIFO would block
+ * the first delete's backup, a device (/dev/null) would swallow it: the settings would be lost.
+ */
+export function checkBackupPath(statePath: string, backupFile: string | undefined): Promise<void> {
+  const path = backupPathFor(statePath, backupFile);
+  return refuseNotRegular(path, (problem) =>
+    backupFile === undefined
+      ? `the backup file ${path} (beside the state file) ${problem}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a regular file`
+      : `the backup file ${path} ${problem}; point --backup-file (WEBSITES_SYNC_BACKUP_FILE) at a regular file`,
+  );
 }
 
 export function backupEntryOf(record: RemoteWebsite, baseUrl: string, now: Date): BackupEntry {

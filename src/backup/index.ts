@@ -5,6 +5,7 @@ export {
   type BackupEntry,
   backupEntryOf,
   backupPathFor,
+  checkBackupPath,
   DEFAULT_BACKUP_NAME,
   readBackups,
 } from './file.js';

@@ -3,7 +3,7 @@ import type { RunSettings } from '../reconcile/index.js';
 import type { ConnectionSettings } from '../service/index.js';
 import { COMMANDS, type Command, parseCommandArgs, splitCommand } from './argv.js';
 import { UsageError } from './errors.js';
-import { refuseDirectory } from './option-values.js';
+import { refuseUnusablePath } from './option-values.js';
 import {
   type Given,
   type LOG_FORMATS,
@@ -156,7 +156,7 @@ interface ReadOptions {
 
 /**
  * Every option's value and where it came from, in the table's order; a path option the command takes
- * is refused when it names a directory.
+ * is refused when it names a directory, or, for a file the tool writes, anything but a regular file.
  */
 function readAll(
   command: Command,
@@ -168,7 +168,9 @@ function readAll(
   for (const [name, spec] of Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>) {
     const accepted = (spec.commands as readonly string[]).includes(command);
     const { value, source } = optionValue(name, accepted ? given : {}, accepted ? env : {}, typed);
-    if (accepted && spec.file && typeof value === 'string' && value !== '') refuseDirectory(value, source);
+    if (accepted && spec.file && typeof value === 'string' && value !== '') {
+      refuseUnusablePath(value, source, spec.file);
+    }
     read.values[name] = value;
     read.sources[name] = source;
   }

@@ -1,4 +1,4 @@
-import { parseDurationMs } from '../model/index.js';
+import { DELETE_DELAY_RANGE, formatBound, parseDurationMs } from '../model/index.js';
 import { UsageError } from './errors.js';
 
 /** The longest delay a Node.js timer holds; a longer one overflows and fires at once, again and again. */
@@ -14,7 +14,8 @@ export const DURATION_BOUNDS = {
   '--interval': { minMs: 1_000, maxMs: 7 * 86_400_000 },
   '--timeout': { minMs: 100, maxMs: 600_000 },
   '--rate-window': { minMs: 1_000, maxMs: 86_400_000 },
-  '--delete-delay': { minMs: 0, maxMs: 365 * 86_400_000 },
+  // The manifest's delete_delay has the same range (the manifest checks it).
+  '--delete-delay': DELETE_DELAY_RANGE,
 } as const satisfies Record<string, DurationBounds>;
 
 /**
@@ -33,15 +34,8 @@ export function parseDuration(
   const { minMs, maxMs } = DURATION_BOUNDS[option];
   if (ms < minMs || ms > maxMs) {
     throw new UsageError(
-      `${name}: "${text}" is out of range; use a duration from ${show(minMs)} to ${show(maxMs)}`,
+      `${name}: "${text}" is out of range; use a duration from ${formatBound(minMs)} to ${formatBound(maxMs)}`,
     );
   }
   return ms;
-}
-
-function show(ms: number): string {
-  if (ms === 0) return '0';
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
-  return `${ms}ms`;
 }

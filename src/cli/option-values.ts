@@ -2,6 +2,7 @@
 // or the environment variable that set it) and what is allowed.
 import { statSync } from 'node:fs';
 import { isLoopbackHost } from '../model/index.js';
+import { notRegular, notRegularMessage } from '../state/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 
@@ -50,14 +51,20 @@ export function parseRateBudget(text: string | undefined, name = '--rate-budget'
 
 /**
  * A path option (`--state-file`, `--out`, `--api-key-file`…) must name a file: a directory there would
- * surface later as a bare EISDIR, or after the run did its work. A missing file is the command's concern.
+ * surface later as a bare EISDIR, or after the run did its work. A file the tool writes must be a regular
+ * one: a device (/dev/null), a FIFO or a socket would be replaced by the state's atomic rename (as root,
+ * /dev/null itself), block the write, or swallow what is written. A missing file is the command's concern.
  */
-export function refuseDirectory(path: string, name: string): void {
-  let directory = false;
+export function refuseUnusablePath(path: string, name: string, use: 'read' | 'write'): void {
+  let what: string | undefined;
   try {
-    directory = statSync(path).isDirectory();
+    what = notRegular(statSync(path));
   } catch {
     return;
   }
-  if (directory) throw new UsageError(`${name}: ${path} is a directory; give the path of a file`);
+  if (what === 'a directory')
+    throw new UsageError(`${name}: ${path} is a directory; give the path of a file`);
+  if (what !== undefined && use === 'write') {
+    throw new UsageError(`${name}: ${path} ${notRegularMessage(what)}; give the path of a regular file`);
+  }
 }

@@ -23,8 +23,12 @@ export interface OptionSpec {
   readonly defaultNote?: string;
   /** Reads the text; `name` is the option, or the variable the text came from, for errors. */
   readonly read?: (text: string, name: string) => unknown;
-  /** A path to a file: a directory there is refused before the command runs, naming where it came from. */
-  readonly file?: true;
+  /**
+   * A path to a file, refused before the command runs (naming where it came from) when it is a
+   * directory; `write`: a file the tool writes, so also when it is anything but a regular file (a
+   * device, a FIFO, a socket), which a write would replace, block on or lose into.
+   */
+  readonly file?: 'read' | 'write';
   readonly commands: readonly OptionCommand[];
 }
 
@@ -50,7 +54,7 @@ export const LOG_FORMATS = ['json', 'pretty'] as const;
 export const OPTION_TABLE = {
   manifest: {
     type: 'string',
-    file: true,
+    file: 'read',
     short: 'f',
     env: 'WEBSITES_SYNC_MANIFEST',
     arg: 'PATH',
@@ -67,7 +71,7 @@ export const OPTION_TABLE = {
   },
   'api-key-file': {
     type: 'string',
-    file: true,
+    file: 'read',
     env: 'WEBSITES_SYNC_API_KEY_FILE',
     arg: 'PATH',
     help: 'read the API key from a file; otherwise WEBSITES_SYNC_API_KEY. Never on the command line.',
@@ -75,7 +79,7 @@ export const OPTION_TABLE = {
   },
   'state-file': {
     type: 'string',
-    file: true,
+    file: 'write',
     env: 'WEBSITES_SYNC_STATE_FILE',
     arg: 'PATH',
     help: 'fingerprints of write-only fields, protections and pending deletes',
@@ -85,7 +89,7 @@ export const OPTION_TABLE = {
   },
   'backup-file': {
     type: 'string',
-    file: true,
+    file: 'write',
     env: 'WEBSITES_SYNC_BACKUP_FILE',
     arg: 'PATH',
     help: 'the settings of every deleted website, appended before the delete; read by restore',
@@ -151,14 +155,14 @@ export const OPTION_TABLE = {
   out: {
     type: 'string',
     arg: 'FILE',
-    file: true,
+    file: 'write',
     help: 'with --dry-run: also save the plan (JSON, no secret) for --plan; export: write the manifest there instead of stdout',
     commands: CONNECTS,
   },
   plan: {
     type: 'string',
     arg: 'FILE',
-    file: true,
+    file: 'read',
     help: 'apply exactly this saved plan; exit 1 ("stale plan") if the account, the manifest or a password changed since it was saved',
     commands: RUN,
   },

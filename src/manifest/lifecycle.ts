@@ -1,7 +1,14 @@
 // What the tool may do to a website, as opposed to what the website should be: protection from
 // deletes, observe-only, fields owned by someone else, and how long a delete waits.
 import { z } from 'zod';
-import { parseDurationMs, suggest, WRITABLE_FIELDS, type WritableField } from '../model/index.js';
+import {
+  DELETE_DELAY_RANGE,
+  formatBound,
+  parseDurationMs,
+  suggest,
+  WRITABLE_FIELDS,
+  type WritableField,
+} from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 import { booleanSchema } from './fields.js';
 import { DURATION_PATTERN } from './patterns.js';
@@ -58,10 +65,19 @@ export const deleteDelaySchema = z
       });
       return z.NEVER;
     }
+    // The range of --delete-delay: a longer delay would also overflow the date it becomes due.
+    const { minMs, maxMs } = DELETE_DELAY_RANGE;
+    if (ms < minMs || ms > maxMs) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a duration from ${formatBound(minMs)} to ${formatBound(maxMs)}; got ${describeValue(value)}`,
+      });
+      return z.NEVER;
+    }
     return ms;
   })
   .describe(
-    'How long a website must be planned for deletion, run after run, before it is deleted (e.g. 24h). Default 0: at once.',
+    'How long a website must be planned for deletion, run after run, before it is deleted (e.g. 24h), at most 365d. Default 0: at once.',
   );
 
 /** A website's lifecycle keys as written (own entry or `defaults:`); invalid values are left out (zod reports them). */

@@ -12,6 +12,20 @@ export function parseDurationMs(text: string): number | undefined {
   return parts.reduce((sum, [, n, unit]) => sum + Number(n) * (UNITS[unit ?? 's'] ?? 0), 0);
 }
 
+/**
+ * How long a delete may be held back (`delete_delay:` in the manifest, `--delete-delay`,
+ * WEBSITES_SYNC_DELETE_DELAY): one range for all three. Zero deletes at once; a year is the most.
+ */
+export const DELETE_DELAY_RANGE = { minMs: 0, maxMs: 365 * 86_400_000 } as const;
+
+/** A range's bound as it is written: `0`, `365d`, `10s`, `500ms`. */
+export function formatBound(ms: number): string {
+  if (ms === 0) return '0';
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
+}
+
 /** Whole seconds as people read them: "45s", "2m10s", "1h30m", "2d3h" (the two largest units). */
 export function formatDuration(ms: number): string {
   let rest = Math.max(0, Math.round(ms / 1_000));

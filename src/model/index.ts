@@ -2,7 +2,7 @@
 // (identity), and whether two values are the same (equality). Two rules for one idea is how a
 // protected website gets deleted, so every stage uses these and none has its own.
 export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
-export { formatDuration, parseDurationMs } from './duration.js';
+export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';
 export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';

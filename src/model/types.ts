@@ -97,9 +97,10 @@ export interface DesiredState {
  * that field is write-only for this service and is tracked by fingerprint instead.
  */
 /**
- * The service's id of a website, opaque: the seed leaves its format open. Integers (and strings of
- * digits, so one record compares equal however it is spelled) are numbers; anything else is kept as
- * the string the service sent.
+ * The service's id of a website, opaque: the seed leaves its format open. Integers (and a string that
+ * is exactly an integer as written, `"7"`, so one record compares equal however it is spelled) are
+ * numbers; anything else (`w-7`, `07`) is kept, and sent back, as the string the service sent. Stored
+ * (state, saved plans, backups) as `String(id)`.
  */
 export type WebsiteId = number | string;
 

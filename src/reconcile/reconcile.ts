@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
-import { appendBackup, backupEntryOf, backupPathFor } from '../backup/index.js';
+import { appendBackup, backupEntryOf, backupPathFor, checkBackupPath } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
 import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
 import {
@@ -82,10 +82,12 @@ export interface ReconcileResult {
 
 /**
  * A run that may write holds the state file's lock throughout: two runs never interleave their writes,
- * and an unwritable state is found before the first change is sent. A dry run writes nothing.
+ * and an unwritable state (or a state or backup path that is not a regular file) is found before the
+ * first request is sent. A dry run writes nothing.
  */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options);
+  await checkBackupPath(options.statePath, options.backupPath);
   const lock = await lockState(options.statePath);
   try {
     return await reconcileOnce(options);

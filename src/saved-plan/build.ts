@@ -36,11 +36,13 @@ export function newSalt(): string {
 export function buildSavedPlan(input: SaveInput): SavedPlanFile {
   const { plan, desired, current } = input;
   const byId = new Map(current.map((record) => [record.id, record]));
-  const records: Record<string, SavedRecord> = {};
-  for (const change of plan.changes) {
-    const record = change.kind === 'create' ? undefined : byId.get(change.id);
-    if (record) records[String(record.id)] = { domain: record.domain, sha256: recordHash(record) };
-  }
+  // Built from entries, not by assignment: an id is any string, `__proto__` included.
+  const records: Record<string, SavedRecord> = Object.fromEntries(
+    plan.changes.flatMap((change) => {
+      const record = change.kind === 'create' ? undefined : byId.get(change.id);
+      return record ? [[String(record.id), { domain: record.domain, sha256: recordHash(record) }]] : [];
+    }),
+  );
   const deletes = plan.changes.filter((c) => c.kind === 'delete');
   return {
     ...toJsonPlan(plan, { version: input.version, baseUrl: input.baseUrl, manifest: desired.file }),

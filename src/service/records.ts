@@ -36,11 +36,16 @@ export function parseRecord(raw: unknown): RemoteWebsite | undefined {
   return record;
 }
 
-/** Ids are opaque (see WebsiteId): any integer or non-empty string without line breaks. */
+/**
+ * Ids are opaque (see WebsiteId): any integer or non-empty string without line breaks. A string becomes
+ * a number only when it is exactly how that number is written (`"7"`), so every id is sent back as the
+ * service showed it: `"07"` or `"7.0"` stay strings (as numbers they would name another website).
+ */
 export function parseId(value: unknown): WebsiteId | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
   if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) return undefined;
-  return /^\d{1,15}$/.test(value) ? Number(value) : value;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && String(n) === value ? n : value;
 }
 
 // Every representation the service uses: list and show carry integers and booleans, store and update

@@ -52,6 +52,11 @@ export interface SimulatorOptions {
   listShape?: ListShape;
   /** Page size when `per_page` is absent or not one of 10/25/50/100. Default 10. */
   defaultPerPage?: number;
+  /**
+   * The ids the API shows: integers by default; with a prefix, strings such as `w-1`, `w-2` (the seed
+   * leaves the format open). `listWebsites()` and the direct-access methods keep the stored number.
+   */
+  idPrefix?: string;
   /** Plan limit: stores beyond it answer 422 on `domain`. Default unlimited. */
   maxWebsites?: number;
   /**
@@ -128,6 +133,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const now = options.now ?? Date.now;
   const store = new WebsiteStore({
     maxWebsites: options.maxWebsites,
+    idPrefix: options.idPrefix,
     takenDomains: options.takenDomains,
     now,
   });

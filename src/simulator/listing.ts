@@ -1,7 +1,7 @@
 // The list endpoint: query parsing as the controller does it (invalid values silently fall back to
 // defaults) and the two pagination shapes deployments answer with.
 
-import { type ListFilter, type StoredWebsite, toRecord, type WebsiteRecord } from './store.js';
+import type { ListFilter, StoredWebsite, WebsiteRecord } from './store.js';
 import type { FormInput } from './validation.js';
 
 export type ListShape = 'resource' | 'paginator';
@@ -53,10 +53,12 @@ interface PageInfo {
   url: (page: number) => string;
 }
 
-function paginate(all: readonly StoredWebsite[], query: ListQuery, path: string): PageInfo {
+type Show = (website: StoredWebsite) => WebsiteRecord;
+
+function paginate(all: readonly StoredWebsite[], query: ListQuery, path: string, show: Show): PageInfo {
   const total = all.length;
   const { perPage, page } = query;
-  const data = all.slice((page - 1) * perPage, page * perPage).map(toRecord);
+  const data = all.slice((page - 1) * perPage, page * perPage).map(show);
   const from = data.length > 0 ? (page - 1) * perPage + 1 : null;
   // The controller appends its resolved parameters to every page link; PHP drops the null ones.
   const appended: Array<[string, string | null]> = [
@@ -105,8 +107,9 @@ export function renderList(
   query: ListQuery,
   path: string,
   shape: ListShape,
+  show: Show,
 ): unknown {
-  const p = paginate(all, query, path);
+  const p = paginate(all, query, path, show);
   const prev = p.currentPage > 1 ? p.url(p.currentPage - 1) : null;
   const next = p.currentPage < p.lastPage ? p.url(p.currentPage + 1) : null;
   if (shape === 'paginator') {

@@ -2,13 +2,13 @@
 // server.ts writes out. Shapes follow the service's controller and resources.
 
 import { type ListShape, parseListQuery, renderList, renderStuckPage } from './listing.js';
-import { toRecord, type WebsiteStore, type WriteResult } from './store.js';
+import type { WebsiteStore, WriteResult } from './store.js';
 import { applyInputMiddleware, type FieldErrors, type FormInput, summarizeErrors } from './validation.js';
 
 export type RouteName = 'list' | 'store' | 'show' | 'update' | 'destroy';
 
 export type RouteMatch =
-  | { kind: 'route'; name: RouteName; id: number | undefined }
+  | { kind: 'route'; name: RouteName; id: string | undefined }
   | { kind: 'not-found' }
   | { kind: 'method-not-allowed'; allowed: string[] };
 
@@ -44,9 +44,8 @@ export function matchRoute(method: string, path: string): RouteMatch {
   }
   const member = MEMBER.exec(path);
   if (member) {
-    // A non-numeric id reaches the controller too and simply finds nothing.
-    const raw = decodeURIComponent(member[1] ?? '');
-    const id = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    // Any id reaches the controller, which finds nothing for one the account does not hold.
+    const id = decodeURIComponent(member[1] ?? '');
     if (method === 'GET') return { kind: 'route', name: 'show', id };
     if (method === 'PUT' || method === 'PATCH') return { kind: 'route', name: 'update', id };
     if (method === 'DELETE') return { kind: 'route', name: 'destroy', id };
@@ -73,25 +72,31 @@ function invalid(errors: FieldErrors): ActionResult {
 /** Fields whose request value the service's store and update answers echo as sent (strings). */
 const ECHOED = ['privacy', 'email', 'exclude_bots'] as const;
 
-function fromWrite(result: WriteResult, status: number, withStatus: boolean, input: FormInput): ActionResult {
+function fromWrite(
+  store: WebsiteStore,
+  result: WriteResult,
+  status: number,
+  withStatus: boolean,
+  input: FormInput,
+): ActionResult {
   if (result.kind === 'invalid') return invalid(result.errors);
   if (result.kind === 'not-found') return NOT_FOUND;
   // The model keeps the request's attributes as they came (strings after the middleware) until it is
   // read again: `"privacy":"2"` here, where list and show say 2.
-  const data: Record<string, unknown> = { ...toRecord(result.website) };
+  const data: Record<string, unknown> = { ...store.record(result.website) };
   for (const field of ECHOED) if (field in input) data[field] = input[field] ?? null;
   return { status, json: withStatus ? { data, status: 200 } : { data }, committed: true };
 }
 
 export function runAction(
   context: ActionContext,
-  route: { name: RouteName; id: number | undefined },
+  route: { name: RouteName; id: string | undefined },
   query: Record<string, string>,
   body: Record<string, string> | undefined,
 ): ActionResult {
   const { store } = context;
   const input = applyInputMiddleware(body ?? {});
-  const id = route.id ?? Number.NaN;
+  const id = store.idOf(route.id ?? '');
   switch (route.name) {
     case 'list': {
       const parsed = parseListQuery(applyInputMiddleware(query), context.defaultPerPage);
@@ -105,16 +110,16 @@ export function runAction(
       const records = store.query(parsed);
       return {
         status: 200,
-        json: renderList(records, parsed, context.listPath, context.listShape),
+        json: renderList(records, parsed, context.listPath, context.listShape, (w) => store.record(w)),
         committed: false,
       };
     }
     case 'store':
-      return fromWrite(store.store(input), 201, false, input);
+      return fromWrite(store, store.store(input), 201, false, input);
     case 'show': {
       const website = store.get(id);
       return website
-        ? { status: 200, json: { data: toRecord(website), status: 200 }, committed: false }
+        ? { status: 200, json: { data: store.record(website), status: 200 }, committed: false }
         : NOT_FOUND;
     }
     case 'update': {
@@ -122,11 +127,15 @@ export function runAction(
       if (result.kind === 'not-found' && context.missingUpdateStatus === 500) {
         return { status: 500, json: { message: 'Server Error' }, committed: false };
       }
-      return fromWrite(result, 200, true, input);
+      return fromWrite(store, result, 200, true, input);
     }
     case 'destroy': {
       if (!store.remove(id)) return NOT_FOUND;
-      return { status: 200, json: { id, object: 'website', deleted: true, status: 200 }, committed: true };
+      return {
+        status: 200,
+        json: { id: store.shownId(id), object: 'website', deleted: true, status: 200 },
+        committed: true,
+      };
     }
   }
 }

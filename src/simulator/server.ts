@@ -159,7 +159,7 @@ export class SimulatorHandler {
   #dispatch(
     ex: Exchange,
     name: RouteName,
-    id: number | undefined,
+    id: string | undefined,
     fault: FaultDecision,
     headers: Record<string, string>,
   ): void {

@@ -32,7 +32,8 @@ export interface StoredWebsite {
 
 /** The record the API returns. */
 export interface WebsiteRecord {
-  id: number;
+  /** The stored id, or with an id prefix the string the API shows (see StoreOptions.idPrefix). */
+  id: number | string;
   domain: string;
   privacy: Privacy | null;
   email: 0 | 1 | null;
@@ -66,6 +67,11 @@ export type WriteResult =
 
 export interface StoreOptions {
   maxWebsites?: number | undefined;
+  /**
+   * The ids the API shows: integers (1, 2, …) by default; with a prefix, strings such as `w-1`. The
+   * seed leaves the id's format open, so a client must treat ids as opaque strings.
+   */
+  idPrefix?: string | undefined;
   takenDomains?: string[] | undefined;
   now: () => number;
 }
@@ -128,9 +134,11 @@ export class WebsiteStore {
   readonly #now: () => number;
   #nextId = 1;
   maxWebsites: number | undefined;
+  readonly idPrefix: string | undefined;
 
   constructor(options: StoreOptions) {
     this.#now = options.now;
+    this.idPrefix = options.idPrefix;
     this.maxWebsites = options.maxWebsites;
     for (const domain of options.takenDomains ?? []) this.addTakenDomain(domain);
   }
@@ -142,6 +150,24 @@ export class WebsiteStore {
 
   get size(): number {
     return this.#websites.size;
+  }
+
+  /** The id the API shows for a stored id. */
+  shownId(id: number): number | string {
+    return this.idPrefix === undefined ? id : `${this.idPrefix}${id}`;
+  }
+
+  /** The stored id a request names (its path's id, as shown), or NaN when it names none. */
+  idOf(shown: string): number {
+    if (this.idPrefix === undefined) return /^\d+$/.test(shown) ? Number(shown) : Number.NaN;
+    const digits = shown.startsWith(this.idPrefix) ? shown.slice(this.idPrefix.length) : '';
+    // Exactly as shown: with a prefix the id is a string, and `w-07` is not `w-7`.
+    return /^[1-9]\d*$/.test(digits) ? Number(digits) : Number.NaN;
+  }
+
+  /** The record the API returns for a stored website. */
+  record(website: StoredWebsite): WebsiteRecord {
+    return { ...toRecord(website), id: this.shownId(website.id) };
   }
 
   get(id: number): StoredWebsite | undefined {

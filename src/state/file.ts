@@ -2,8 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readLifecycleEntries } from './lifecycle.js';
-import { openPrivateFile } from './private-file.js';
-import { emptyState, fingerprintKey, STATE_VERSION, type StateData, type WebsiteState } from './state.js';
+import { openPrivateFile, refuseNotRegular } from './private-file.js';
+import {
+  byId,
+  emptyState,
+  fingerprintKey,
+  STATE_VERSION,
+  type StateData,
+  type WebsiteState,
+} from './state.js';
 
 export interface LoadedState {
   state: StateData;
@@ -66,7 +73,7 @@ function parseState(text: string): Omit<StateData, 'key'> | undefined {
  * website alone, so its write-only fields are resent once; it never stops the run.
  */
 function readWebsiteEntries(websites: Record<string, unknown>): Record<string, WebsiteState> {
-  const valid: Record<string, WebsiteState> = {};
+  const valid = byId<WebsiteState>();
   for (const [id, entry] of Object.entries(websites)) {
     if (isWebsiteState(entry)) valid[id] = entry;
   }
@@ -91,6 +98,8 @@ function isWebsiteState(entry: unknown): entry is WebsiteState {
 
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
 export async function saveState(path: string, state: StateData): Promise<void> {
+  // The rename would replace a device, a FIFO or a socket there with a regular file.
+  await refuseNotRegular(path, (problem) => `cannot save the state: ${path} ${problem}`);
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await openPrivateFile(temp, 'w');
   try {

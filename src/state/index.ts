@@ -7,5 +7,5 @@ export {
   recordLifecycle,
 } from './lifecycle.js';
 export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
-export { openPrivateFile } from './private-file.js';
+export { notRegular, notRegularMessage, openPrivateFile, refuseNotRegular } from './private-file.js';
 export * from './state.js';

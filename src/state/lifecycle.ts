@@ -1,5 +1,5 @@
 import type { WebsiteId } from '../model/index.js';
-import type { PendingDeleteState, ProtectedWebsite, StateData } from './state.js';
+import { byId, type PendingDeleteState, type ProtectedWebsite, type StateData } from './state.js';
 
 // What the state remembers about a website's lifecycle, beyond fingerprints: that the manifest once
 // protected it (so removing its entry does not expose it to prune), and since when it has been planned
@@ -23,16 +23,17 @@ export function pendingSince(state: StateData, id: WebsiteId): string | undefine
 }
 
 export function markProtected(state: StateData, website: { id: WebsiteId; domain: string }): void {
-  state.protected = { ...state.protected, [String(website.id)]: { domain: website.domain } };
+  state.protected = byId(state.protected);
+  state.protected[String(website.id)] = { domain: website.domain };
 }
 
 /** Records the update; returns whether anything changed (so an idle run does not rewrite the file). */
 export function recordLifecycle(state: StateData, update: LifecycleUpdate): boolean {
   const before = JSON.stringify([state.protected, state.pending_deletes]);
-  const protectedSites = { ...state.protected };
+  const protectedSites = byId(state.protected);
   for (const { id, domain } of update.protect) protectedSites[String(id)] = { domain };
   for (const id of update.unprotect) delete protectedSites[String(id)];
-  const pending: Record<string, PendingDeleteState> = {};
+  const pending = byId<PendingDeleteState>();
   for (const { id, domain, since } of update.deleting) pending[String(id)] = { domain, since };
   setOrDrop(state, 'protected', protectedSites);
   setOrDrop(state, 'pending_deletes', pending);
@@ -70,8 +71,9 @@ export function readLifecycleEntries(
 ): Pick<StateData, 'protected' | 'pending_deletes'> {
   const keep = <T>(raw: unknown, valid: (entry: unknown) => entry is T): Record<string, T> | undefined => {
     if (!isRecord(raw)) return undefined;
-    const kept = Object.entries(raw).filter(([id, entry]) => /^\d+$/.test(id) && valid(entry));
-    return kept.length > 0 ? (Object.fromEntries(kept) as Record<string, T>) : undefined;
+    // Any key: ids are opaque strings (`w-7`, `01`), whatever the service's format.
+    const kept = Object.entries(raw).filter(([, entry]) => valid(entry));
+    return kept.length > 0 ? byId(Object.fromEntries(kept) as Record<string, T>) : undefined;
   };
   const protectedSites = keep(data.protected, validProtected);
   const pending = keep(data.pending_deletes, validPending);

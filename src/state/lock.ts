@@ -4,6 +4,11 @@
 // lock whose process is gone is taken over. Creating it also proves, before the first change is sent,
 // that the state's directory is writable.
 import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { StateLockError } from './lock-error.js';
+import { refuseNotRegular } from './private-file.js';
+
+export { StateLockError };
 
 export interface StateLock {
   release(): Promise<void>;
@@ -16,17 +21,25 @@ export interface LockOptions {
   pollMs?: number;
 }
 
-export class StateLockError extends Error {}
+/**
+ * The lock files this process holds now. A lock naming our own pid that is not one of them was left by
+ * an earlier process that had the same pid: in a container the tool is PID 1 on every start, so a run
+ * killed there (SIGKILL, out of memory) leaves a lock saying 1 that would otherwise block every later
+ * start forever.
+ */
+const heldHere = new Set<string>();
 
 export async function lockState(path: string, options: LockOptions = {}): Promise<StateLock> {
   await checkStatePath(path);
-  const lockPath = `${path}.lock`;
+  const lockPath = resolve(`${path}.lock`);
+  // Read to learn its owner: a FIFO there would block that read forever.
+  await refuseNotRegular(lockPath, (problem) => `the state's lock file ${lockPath} ${problem}; remove it`);
   const deadline = Date.now() + (options.waitMs ?? 5_000);
   for (;;) {
     const held = await tryCreate(lockPath);
     if (held) return held;
     const owner = await ownerOf(lockPath);
-    if (owner === undefined ? await abandoned(lockPath) : !isAlive(owner)) {
+    if (owner === undefined ? await abandoned(lockPath) : !holds(owner, lockPath)) {
       // Left by a process that died: take it over (the next attempt creates it afresh).
       await unlink(lockPath).catch(() => {});
       continue;
@@ -40,13 +53,13 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
   }
 }
 
-async function checkStatePath(path: string): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isDirectory()) {
-    throw new StateLockError(
-      `the state file ${path} is a directory; point --state-file (WEBSITES_SYNC_STATE_FILE) at a file`,
-    );
-  }
+/** A directory, a device, a FIFO or a socket there would be replaced by the atomic rename, or block. */
+function checkStatePath(path: string): Promise<void> {
+  return refuseNotRegular(
+    path,
+    (problem) =>
+      `the state file ${path} ${problem}; point --state-file (WEBSITES_SYNC_STATE_FILE) at a regular file`,
+  );
 }
 
 async function tryCreate(lockPath: string): Promise<StateLock | undefined> {
@@ -54,7 +67,13 @@ async function tryCreate(lockPath: string): Promise<StateLock | undefined> {
     const handle = await open(lockPath, 'wx', 0o600);
     await handle.writeFile(`${process.pid}\n`);
     await handle.close();
-    return { release: () => unlink(lockPath).catch(() => {}) };
+    heldHere.add(lockPath);
+    return {
+      release: async () => {
+        heldHere.delete(lockPath);
+        await unlink(lockPath).catch(() => {});
+      },
+    };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return undefined;
@@ -74,6 +93,12 @@ async function ownerOf(lockPath: string): Promise<number | undefined> {
 async function abandoned(lockPath: string): Promise<boolean> {
   const info = await stat(lockPath).catch(() => undefined);
   return info === undefined || Date.now() - info.mtimeMs > 2_000;
+}
+
+/** Whether the process named by a lock still holds it. */
+function holds(pid: number, lockPath: string): boolean {
+  // Our own pid: held only if this process took it (and has not released it), not by an earlier holder.
+  return pid === process.pid ? heldHere.has(lockPath) : isAlive(pid);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,18 +1,63 @@
-import { type FileHandle, open } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+import { StateLockError } from './lock-error.js';
 
 // Every file the tool writes the account's settings to (the state, the backups of deleted websites, a
 // saved plan) is for the operator's eyes only. `open(path, flags, 0o600)` sets the mode only when it
 // creates the file: one that already exists (made by hand, copied, left by an older version, created
 // under a permissive umask) would keep 0644. So every such file is opened here, and set to 0600 on the
 // open handle before a byte is written.
+//
+// And it must be a regular file. A device (`/dev/null`), a FIFO or a socket at that path would be
+// chmod-ed (as root, /dev/null made unusable for everyone else), replaced by the state's atomic rename,
+// or block the open until someone reads it; whatever was written would be lost.
 
 const PRIVATE_MODE = 0o600;
 
+/** What a path holds when it is not a regular file ("a FIFO"), or undefined for a regular file. */
+export function notRegular(info: Stats): string | undefined {
+  if (info.isFile()) return undefined;
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/** "is a FIFO, not a regular file" ("is a directory"): what is wrong with a path that must hold a regular file. */
+export function notRegularMessage(what: string): string {
+  if (what === 'a directory' || what.startsWith('not ')) return `is ${what}`;
+  return `is ${what}, not a regular file`;
+}
+
+/**
+ * Refuses a path that exists and is not a regular file; a missing one is fine (it will be created).
+ * `describe` makes the error from what is wrong ("is a FIFO, not a regular file").
+ */
+export async function refuseNotRegular(path: string, describe: (problem: string) => string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  const what = info && notRegular(info);
+  if (what !== undefined) throw new StateLockError(describe(notRegularMessage(what)));
+}
+
 /** `path` opened with `flags` ('a' appends, 'w' replaces), mode 0600 whether it is new or not. */
 export async function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
-  const handle = await open(path, flags, PRIVATE_MODE);
+  // Not blocking (a FIFO without a reader fails at once instead of waiting for one) and not truncating
+  // until the handle is known to be a regular file.
+  const mode = constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
+  const handle = await open(path, flags === 'a' ? mode | constants.O_APPEND : mode, PRIVATE_MODE).catch(
+    (error: NodeJS.ErrnoException) => {
+      // ENXIO: a FIFO that no one reads (opened without blocking).
+      if (error.code === 'ENXIO') throw new StateLockError(`${path} ${notRegularMessage('a FIFO')}`);
+      throw error;
+    },
+  );
   try {
+    const what = notRegular(await handle.stat());
+    if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
     await handle.chmod(PRIVATE_MODE);
+    if (flags === 'w') await handle.truncate(0);
   } catch (error) {
     await handle.close();
     throw error;

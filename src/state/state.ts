@@ -54,7 +54,22 @@ export function fingerprintKey(secret: string, salt: string): string {
 
 export function emptyState(baseUrl: string, secret = ''): StateData {
   const salt = randomBytes(16).toString('hex');
-  return { version: STATE_VERSION, base_url: baseUrl, salt, key: fingerprintKey(secret, salt), websites: {} };
+  return {
+    version: STATE_VERSION,
+    base_url: baseUrl,
+    salt,
+    key: fingerprintKey(secret, salt),
+    websites: byId(),
+  };
+}
+
+/**
+ * A copy of a record keyed by website id, without a prototype: ids are opaque strings, and one spelled
+ * `__proto__` or `constructor` must be a key like any other (on a plain object the first would be lost
+ * on writing and the second found where nothing was recorded).
+ */
+export function byId<T>(entries: Readonly<Record<string, T>> = {}): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
 }
 
 /**

@@ -221,6 +221,23 @@ describe('delete_delay', () => {
     expect((await readState()).pending_deletes).toBeUndefined();
   });
 
+  it('a delete_delay beyond the range of --delete-delay is a manifest error: validate names the line, --once sends nothing', async () => {
+    await start([{ domain: 'gone.example.com' }, { domain: 'stay.example.com' }]);
+    await manifest('prune: true\ndelete_delay: 200000000d\nwebsites:\n  - domain: stay.example.com\n');
+    const problem = 'delete_delay: must be a duration from 0 to 365d; got "200000000d"';
+    const validate = await runCli(['validate'], env);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout + validate.stderr).toContain(`websites.yaml:3:15: error: ${problem}`);
+    const once = await runCli(['--once'], env);
+    expect(once.code).toBe(1);
+    expect(once.stderr).toContain(problem);
+    expect(once.stderr).not.toContain('internal error');
+    expect(simulator.requests).toEqual([]);
+    // The flag's range is the same one.
+    const flag = await runCli(['--once', '--delete-delay', '366d'], env);
+    expect(flag.stderr).toContain('--delete-delay: "366d" is out of range; use a duration from 0 to 365d');
+  });
+
   it('takes a website that comes back off the list; --delete-delay overrides the manifest', async () => {
     await start([{ domain: 'back.example.com' }, { domain: 'stay.example.com' }]);
     await manifest('prune: true\nwebsites:\n  - domain: stay.example.com\n');

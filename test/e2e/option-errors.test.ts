@@ -107,7 +107,7 @@ describe('a path option naming a directory', () => {
     await expectRefused(
       ['restore'],
       {},
-      `the backup file ${join(dir, '.websites-sync-deleted.jsonl')} (beside the state file) is a directory; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a file`,
+      `the backup file ${join(dir, '.websites-sync-deleted.jsonl')} (beside the state file) is a directory; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a regular file`,
     );
   });
 });

@@ -55,6 +55,30 @@ describe('lifecycle keys: protect, observe, ignore_fields, delete_delay', () => 
     ]);
   });
 
+  // One range for the delay, whether the manifest or --delete-delay / WEBSITES_SYNC_DELETE_DELAY sets it.
+  it.each(['366d', '9999d', '200000000d', '8761h'])(
+    'reject a delete_delay beyond 365d (%s), on its line, naming the allowed range',
+    (delay) => {
+      const result = parseLines(base.map((line) => line.replace('1h30m', delay)));
+      expect(result.desired).toBeUndefined();
+      expect(result.problems.map((p) => `${p.line}: ${p.field}: ${p.message}`)).toEqual([
+        `2: delete_delay: must be a duration from 0 to 365d; got "${delay}"`,
+      ]);
+    },
+  );
+
+  it('accept a delete_delay of 0 and of exactly 365d', () => {
+    for (const [delay, ms] of [
+      ['0', 0],
+      ['365d', 365 * 86_400_000],
+      ['8760h', 365 * 86_400_000],
+    ] as const) {
+      const result = parseLines(base.map((line) => line.replace('1h30m', delay)));
+      expect(result.problems).toEqual([]);
+      expect(result.desired?.deleteDelayMs).toBe(ms);
+    }
+  });
+
   it('refuse ignoring the password of a website whose privacy is password', () => {
     const result = parseLines([
       'version: 1',

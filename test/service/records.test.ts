@@ -26,6 +26,19 @@ describe('parseRecord', () => {
     expect(record && 'exclude_params' in record).toBe(false);
   });
 
+  it('keeps an id as the service showed it: a number only when it is written exactly as one', () => {
+    const id = (value: unknown) => parseRecord({ id: value, domain: 'a.example.com' })?.id;
+    expect([id(7), id('7'), id('w-7'), id('07'), id('7.0'), id(' 7'), id('12345678901234567890')]).toEqual([
+      7,
+      7,
+      'w-7',
+      '07',
+      '7.0',
+      ' 7',
+      '12345678901234567890',
+    ]);
+  });
+
   it('reads a null list as empty', () => {
     expect(parseRecord({ id: 1, domain: 'a.example.com', exclude_ips: null })?.exclude_ips).toEqual([]);
   });

@@ -1,8 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isProtected, loadState, pendingSince } from '../../src/state/index.js';
+import {
+  isProtected,
+  loadState,
+  markProtected,
+  pendingSince,
+  recordApplied,
+  recordedFingerprint,
+  recordLifecycle,
+  saveState,
+} from '../../src/state/index.js';
 
 const BASE = 'https://stats.example.com';
 
@@ -25,10 +34,46 @@ describe('state: protection and pending deletes', () => {
     );
     const { state, discarded } = await loadState(path, BASE, 'secret');
     expect(discarded).toBeUndefined();
-    expect(state.protected).toEqual({ '7': { domain: 'a.example.com' } });
+    expect(state.protected).toEqual({ '7': { domain: 'a.example.com' }, x: { domain: 'b.example.com' } });
     expect(isProtected(state, 7)).toBe(true);
     expect(isProtected(state, 8)).toBe(false);
+    expect(isProtected(state, 'x')).toBe(true);
     expect(pendingSince(state, 9)).toBe('2026-11-24T10:00:00.000Z');
     expect(pendingSince(state, 10)).toBeUndefined();
+  });
+
+  // Ids are opaque: whatever the service shows (`w-prot`, `07`, even `__proto__`) is remembered by it.
+  it('remember protections, pending deletes and fingerprints by any id, across a save and a load', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'websites-sync-state-')), 'state.json');
+    const { state: first } = await loadState(path, BASE, 'secret');
+    const ids = ['w-prot', '07', '__proto__', 'constructor', 'a b/c', 12];
+    for (const id of ids) {
+      markProtected(first, { id, domain: `${id}.example.com` });
+      recordApplied(first, { id, domain: `${id}.example.com` }, 'exclude_params', ['utm']);
+    }
+    const since = '2026-11-24T10:00:00.000Z';
+    recordLifecycle(first, {
+      protect: [],
+      unprotect: [],
+      deleting: ids.map((id) => ({ id, domain: `${id}.example.com`, since })),
+    });
+    await saveState(path, first);
+    expect(Object.keys(JSON.parse(await readFile(path, 'utf8')).protected).sort()).toEqual(
+      ids.map(String).sort(),
+    );
+
+    const { state, discarded } = await loadState(path, BASE, 'secret');
+    expect(discarded).toBeUndefined();
+    for (const id of ids) {
+      expect(isProtected(state, id)).toBe(true);
+      expect(pendingSince(state, id)).toBe(since);
+      expect(recordedFingerprint(state, id, 'exclude_params')).toBe(
+        recordedFingerprint(first, id, 'exclude_params'),
+      );
+    }
+    // Nothing is found under an id that was never recorded (`toString` is on every plain object).
+    expect(isProtected(state, 'toString')).toBe(false);
+    expect(pendingSince(state, 'w-other')).toBeUndefined();
+    expect(recordedFingerprint(state, 'hasOwnProperty', 'exclude_params')).toBeUndefined();
   });
 });

@@ -32,6 +32,19 @@ describe('the state lock (one run at a time per state file)', () => {
     await lock.release();
   });
 
+  // In a container the tool is PID 1 on every start: a lock left by a run killed there says 1, which
+  // is this process's own pid. This process holds no lock on the path, so that lock is a dead run's.
+  it('takes over a lock that names this process, which has not taken it', async () => {
+    const path = join(await tempDir(), 'state.json');
+    await writeFile(`${path}.lock`, `${process.pid}\n`);
+    const lock = await lockState(path, { waitMs: 0 });
+    expect(await readFile(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    // Held now: a second taker in this process waits like any other run.
+    await expect(lockState(path, { waitMs: 0 })).rejects.toThrow(`another run (pid ${process.pid})`);
+    await lock.release();
+    await expect(readFile(`${path}.lock`, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   it('refuses a state path that is a directory, before anything is sent', async () => {
     const path = join(await tempDir(), 'state.json');
     await mkdir(path);

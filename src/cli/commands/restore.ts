@@ -1,4 +1,4 @@
-import { type BackupEntry, backupPathFor, readBackups } from '../../backup/index.js';
+import { type BackupEntry, backupPathFor, checkBackupPath, readBackups } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
 import { canonicalDomain, type RemoteWebsite, storedKey, websiteKey } from '../../model/index.js';
 import type { Config } from '../args.js';
@@ -12,6 +12,8 @@ import { VERSION } from '../version.js';
  */
 export async function runRestore(config: Config, io: Io): Promise<number> {
   const path = backupPathFor(config.stateFile, config.backupFile);
+  // A FIFO there would block the read forever; a device holds no backup.
+  await checkBackupPath(config.stateFile, config.backupFile);
   const backups = latestBackups(await readBackupFile(path, config));
   const wanted = config.domains.length > 0 ? pick(backups, config.domains, path) : [...backups.values()];
   if (wanted.length === 0) {

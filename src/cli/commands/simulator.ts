@@ -34,6 +34,8 @@ Options:
   --rate-limit N/SECONDS      throttle to N requests per SECONDS per key (e.g. 60/60)
   --list-shape SHAPE          resource (default) or paginator
   --max-websites N            plan limit of the account
+  --id-prefix P               show ids as strings P1, P2, … instead of integers (the id's
+                              format is the service's to choose; clients treat it as opaque)
   --missing-update-status S   404 (default) or 500: how an update of a missing id is answered
                               (500 as a public variant of the service does)
   --taken DOMAIN              a domain held by another account (repeatable)
@@ -57,6 +59,7 @@ const OPTIONS = {
   'rate-limit': { type: 'string' },
   'list-shape': { type: 'string' },
   'max-websites': { type: 'string' },
+  'id-prefix': { type: 'string' },
   'missing-update-status': { type: 'string' },
   taken: { type: 'string', multiple: true },
   'error-rate': { type: 'string' },
@@ -151,6 +154,7 @@ async function buildOptions(values: Values, env: NodeJS.ProcessEnv): Promise<Sim
     apiKey: values['api-key'] ?? env.SIMULATOR_API_KEY ?? 'test-key',
     listShape: shape ?? 'resource',
     maxWebsites: integer('max-websites', values['max-websites'], 0, Number.MAX_SAFE_INTEGER),
+    ...(values['id-prefix'] ? { idPrefix: values['id-prefix'] } : {}),
     missingUpdateStatus: missingUpdateStatus(values['missing-update-status']),
     takenDomains: values.taken ?? [],
     websites: values['seed-file'] ? await readSeedFile(values['seed-file']) : [],
