@@ -32,6 +32,7 @@ export function connectFromConfig(
     version: VERSION,
     ...config.connection,
     budget,
+    redact: (text) => io.redactor.redact(text),
     hooks: { ...options.hooks, onRetry: logRetry(logger), onRateWindow: logRateWindow(logger) },
   });
   // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
