@@ -9,5 +9,6 @@ export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
 export { isLoopbackHost } from './loopback.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
+export { shownUrl } from './shown-url.js';
 export { editDistance, suggest } from './suggest.js';
 export * from './types.js';

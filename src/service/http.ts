@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
-import { isLoopbackHost } from '../model/index.js';
+import { isLoopbackHost, shownUrl } from '../model/index.js';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks } from './attempts.js';
 import type { RateBudget } from './budget.js';
@@ -194,7 +194,7 @@ function redirectError(answer: RawAnswer): ServiceError {
   }
   const elsewhere = target && target.origin !== base ? ` on another host (${target.origin})` : '';
   return new ServiceError(
-    `${method} ${path}: the service answered ${status} redirecting to ${target?.href ?? '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
+    `${method} ${path}: the service answered ${status} redirecting to ${target ? shownUrl(target.href) : '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
     where,
   );
 }
