@@ -28,6 +28,14 @@ function checkKey(key: string, where: string): void {
   }
   if (/\s/.test(key))
     throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
+  // It travels in a header, which carries printable ASCII only (undici refuses the rest before sending
+  // anything). The character itself is not shown: it is part of a secret.
+  const position = [...key].findIndex((char) => !/^[\x21-\x7e]$/.test(char));
+  if (position !== -1) {
+    throw new UsageError(
+      `${where}: character ${position + 1} of the key is not printable ASCII; an API key holds only letters, digits and punctuation`,
+    );
+  }
 }
 
 /** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */

@@ -158,6 +158,35 @@ describe('a base URL with credentials', () => {
   });
 });
 
+describe('an API key that cannot travel in a header', () => {
+  it('is refused where it is read, naming its source and the position, never the character', async () => {
+    const keyFile = join(dir, 'key');
+    await writeFile(keyFile, Buffer.from([0x6b, 0x6b, 0xff, 0x0a]));
+    const cases: [Record<string, string>, string][] = [
+      [
+        { WEBSITES_SYNC_API_KEY: 'kk€' },
+        'WEBSITES_SYNC_API_KEY: character 3 of the key is not printable ASCII',
+      ],
+      [
+        { WEBSITES_SYNC_API_KEY: 'kk\x01x' },
+        'WEBSITES_SYNC_API_KEY: character 3 of the key is not printable ASCII',
+      ],
+      [
+        { WEBSITES_SYNC_API_KEY_FILE: keyFile },
+        `WEBSITES_SYNC_API_KEY_FILE: ${keyFile}: character 3 of the key`,
+      ],
+    ];
+    for (const [extra, message] of cases) {
+      const run = await runCli(['--once'], { ...env, ...extra });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).not.toContain('no answer');
+      for (const character of ['€', '\x01', '\ufffd']) expect(run.stderr).not.toContain(character);
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+});
+
 describe('Redactor', () => {
   it('masks every spelling of a secret', () => {
     const redactor = new Redactor();
