@@ -11,7 +11,7 @@ import {
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
-import { requireService } from './service-config.js';
+import { checkProxyEnv, requireService } from './service-config.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
@@ -22,6 +22,7 @@ export function connectFromConfig(
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
   io.redactor.add(apiKey);
+  checkProxyEnv(io.env, baseUrl);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
   const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
@@ -32,6 +33,7 @@ export function connectFromConfig(
     version: VERSION,
     ...config.connection,
     budget,
+    redact: (text) => io.redactor.redact(text),
     hooks: { ...options.hooks, onRetry: logRetry(logger), onRateWindow: logRateWindow(logger) },
   });
   // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone

@@ -1,7 +1,7 @@
 // The values of options, checked one by one: each error names where the value came from (the option,
 // or the environment variable that set it) and what is allowed.
 import { statSync } from 'node:fs';
-import { isLoopbackHost } from '../model/index.js';
+import { isLoopbackHost, shownUrl } from '../model/index.js';
 import { notRegular, notRegularMessage } from '../state/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
@@ -24,7 +24,7 @@ export function parseConcurrency(text: string | undefined, name = '--concurrency
 /** Events describe the account: sent over https, or plain http to this machine only (as the base URL). */
 export function checkNotifyUrl(text: string | undefined, name = '--notify-url'): string | undefined {
   if (text === undefined) return undefined;
-  const shown = text.replace(/\/\/[^/@]*@/, '//');
+  const shown = shownUrl(text);
   let url: URL;
   try {
     url = new URL(text);

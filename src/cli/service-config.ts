@@ -1,6 +1,6 @@
 // What a command that talks to the service needs: its base URL and the API key, checked.
 import { readFileSync } from 'node:fs';
-import { isLoopbackHost } from '../model/index.js';
+import { isLoopbackHost, shownUrl } from '../model/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -28,6 +28,14 @@ function checkKey(key: string, where: string): void {
   }
   if (/\s/.test(key))
     throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
+  // It travels in a header, which carries printable ASCII only (undici refuses the rest before sending
+  // anything). The character itself is not shown: it is part of a secret.
+  const position = [...key].findIndex((char) => !/^[\x21-\x7e]$/.test(char));
+  if (position !== -1) {
+    throw new UsageError(
+      `${where}: character ${position + 1} of the key is not printable ASCII; an API key holds only letters, digits and punctuation`,
+    );
+  }
 }
 
 /** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
@@ -55,7 +63,7 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   const source = config.sources['base-url'];
   // Credentials in the URL would travel into logs, state, saved plans and exports: never accepted,
   // and never shown back (not even in this message).
-  const shown = config.baseUrl.replace(/\/\/[^/@]*@/, '//');
+  const shown = shownUrl(config.baseUrl);
   let url: URL;
   try {
     url = new URL(config.baseUrl);
@@ -84,3 +92,33 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
   const baseUrl = url.href.replace(/\/+$/, '');
   return notice === undefined ? { baseUrl, apiKey } : { baseUrl, apiKey, notice };
 }
+
+/**
+ * The proxy the transport takes from the environment (as undici reads it: the lower-case name first, an
+ * https one falling back to the http one), checked like the base URL: a broken one is an error naming
+ * its variable, and the URL is shown without its credentials.
+ */
+export function checkProxyEnv(env: NodeJS.ProcessEnv, baseUrl: string): void {
+  if (isLoopbackHost(new URL(baseUrl).hostname)) return;
+  for (const names of [
+    ['http_proxy', 'HTTP_PROXY'],
+    ['https_proxy', 'HTTPS_PROXY'],
+  ]) {
+    const name = names.find((candidate) => env[candidate] !== undefined);
+    const value = name === undefined ? undefined : env[name];
+    if (name === undefined || !value) continue;
+    let protocol: string;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      throw new UsageError(
+        `${name}: "${shownUrl(value)}" is not a URL; use e.g. http://proxy.example.com:3128`,
+      );
+    }
+    if (!PROXY_PROTOCOLS.includes(protocol)) {
+      throw new UsageError(`${name}: "${shownUrl(value)}" must start with http://, https:// or socks5://`);
+    }
+  }
+}
+
+const PROXY_PROTOCOLS = ['http:', 'https:', 'socks:', 'socks5:'];

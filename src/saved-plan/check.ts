@@ -1,5 +1,5 @@
 import type { DesiredState, RemoteWebsite } from '../model/index.js';
-import { websiteKey } from '../model/index.js';
+import { shownUrl, websiteKey } from '../model/index.js';
 import { computePlan, type Plan } from '../plan/index.js';
 import { fingerprintKey, type StateData } from '../state/index.js';
 import { toOperation } from './build.js';
@@ -22,7 +22,9 @@ export function targetMismatch(file: SavedPlanFile, context: TargetContext): str
   const meta = file.saved_plan;
   const reasons: string[] = [];
   if (meta.base_url !== context.baseUrl) {
-    reasons.push(`the plan was made for ${meta.base_url}, not ${context.baseUrl} (the base URL differs)`);
+    reasons.push(
+      `the plan was made for ${shownUrl(meta.base_url)}, not ${context.baseUrl} (the base URL differs)`,
+    );
   }
   if (meta.tool_version !== context.version) {
     reasons.push(

@@ -209,7 +209,7 @@ export class HttpWebsiteService implements WebsiteService {
     const data = body && typeof body === 'object' && 'data' in body ? body.data : undefined;
     const record = parseRecord(data);
     if (!record) {
-      const excerpt = jsonExcerptOf(body);
+      const excerpt = jsonExcerptOf(body, this.#http.redact);
       throw new ServiceError(`${method} ${path}: unexpected answer ${status} without a website: ${excerpt}`, {
         method,
         path,

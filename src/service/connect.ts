@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { AttemptHooks } from './attempt-types.js';
 import type { RateBudget } from './budget.js';
 import { HttpWebsiteService } from './client.js';
+import type { Redact } from './errors.js';
 import { HttpTransport } from './http.js';
 
 export interface ConnectOptions {
@@ -16,6 +17,8 @@ export interface ConnectOptions {
   rateWindowMs?: number;
   /** `--rate-budget`: the share of the key's limit attempts may use. */
   budget?: RateBudget;
+  /** Masks the run's secrets (the API key, the manifest's passwords) in what the service answers. */
+  redact: Redact;
 }
 
 /** The part of the settings the service client takes as it is. */
@@ -32,6 +35,7 @@ export function connectService(options: ConnectOptions): {
     userAgent: `websites-sync/${options.version}`,
     timeoutMs: options.timeoutMs,
     hooks: options.hooks,
+    redact: options.redact,
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
   });

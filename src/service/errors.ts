@@ -62,18 +62,26 @@ export class AuthError extends ServiceError {
   }
 }
 
-/** A short, single-line, quoted excerpt of a body that is not JSON: tags dropped, whitespace folded. */
-export function excerptOf(text: string): string {
-  const flat = text
+/** Masks the secrets a text may hold (the run's Redactor); an excerpt is masked before it is cut. */
+export type Redact = (text: string) => string;
+
+/**
+ * A short, single-line, quoted excerpt of a body that is not JSON: tags dropped, whitespace folded.
+ * Secrets are masked in the body as it came (before folding could change their spelling) and again
+ * after (folding and dropping tags may join one), and before the cut, which so never leaves the start of
+ * one.
+ */
+export function excerptOf(text: string, redact: Redact): string {
+  const flat = redact(text)
     .replace(/<[^>]*>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return JSON.stringify(shorten(flat));
+  return JSON.stringify(shorten(redact(flat)));
 }
 
-/** The same for a JSON answer of an unexpected shape: the JSON itself, shortened. */
-export function jsonExcerptOf(body: unknown): string {
-  return shorten(JSON.stringify(body) ?? String(body));
+/** The same for a JSON answer of an unexpected shape: the JSON itself, masked, then shortened. */
+export function jsonExcerptOf(body: unknown, redact: Redact): string {
+  return shorten(redact(JSON.stringify(body) ?? String(body)));
 }
 
 function shorten(text: string): string {

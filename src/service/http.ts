@@ -1,9 +1,9 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
-import { isLoopbackHost } from '../model/index.js';
+import { isLoopbackHost, shownUrl } from '../model/index.js';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks } from './attempts.js';
 import type { RateBudget } from './budget.js';
-import { AuthError, excerptOf, ServiceError } from './errors.js';
+import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
 import { Pacer } from './pacing.js';
 import {
   createRetryPolicy,
@@ -37,6 +37,8 @@ export interface HttpOptions {
   rateWindowMs?: number;
   /** `--rate-budget`: the share of the key's limit attempts may use (see RateBudget). */
   budget?: RateBudget;
+  /** Masks the run's secrets in excerpts of the service's answers (none by default). */
+  redact?: Redact;
 }
 
 export interface RequestOptions {
@@ -60,6 +62,8 @@ export class HttpTransport {
   readonly #timeoutMs: number;
   /** Attempts of one request at most: the first and its retries. */
   readonly maxAttempts: number;
+  /** Masks the run's secrets in what the service answered, before an excerpt is cut from it. */
+  readonly redact: Redact;
 
   constructor(options: HttpOptions) {
     this.#origin = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -71,6 +75,7 @@ export class HttpTransport {
     };
     const tuning = { ...DEFAULT_RETRY, ...options.retry };
     this.#timeoutMs = options.timeoutMs;
+    this.redact = options.redact ?? ((text) => text);
     this.maxAttempts = tuning.maxRetries + 1;
     const pacer = pacerFor(options, tuning);
     const observed = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
@@ -135,7 +140,8 @@ export class HttpTransport {
         cause,
       });
     }
-    return decodeResponse({ method, path: url.pathname, base: this.#origin.origin, status, text, location });
+    const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
+    return decodeResponse(answer, this.redact);
   }
 
   async close(): Promise<void> {
@@ -188,12 +194,12 @@ function redirectError(answer: RawAnswer): ServiceError {
   }
   const elsewhere = target && target.origin !== base ? ` on another host (${target.origin})` : '';
   return new ServiceError(
-    `${method} ${path}: the service answered ${status} redirecting to ${target?.href ?? '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
+    `${method} ${path}: the service answered ${status} redirecting to ${target ? shownUrl(target.href) : '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
     where,
   );
 }
 
-function decodeResponse(answer: RawAnswer): JsonResponse {
+function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
   const { method, path, base, status, text } = answer;
   const body = parseJson(text);
   const where = { method, path, status };
@@ -206,7 +212,7 @@ function decodeResponse(answer: RawAnswer): JsonResponse {
   }
   if (status >= 300 && status < 400) throw redirectError(answer);
   if (body === undefined) {
-    const excerpt = excerptOf(text);
+    const excerpt = excerptOf(text, redact);
     throw new ServiceError(`${method} ${path}: unexpected answer ${status} (not JSON): ${excerpt}`, {
       ...where,
       excerpt,

@@ -1,6 +1,6 @@
 import type { LimitFunction } from 'p-limit';
 import type { RemoteWebsite } from '../model/index.js';
-import { jsonExcerptOf, ServiceError } from './errors.js';
+import { jsonExcerptOf, type Redact, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
 import { LIST_PATH, type Page, PageGuard, PER_PAGE } from './page-checks.js';
 import { parseRecord } from './records.js';
@@ -10,10 +10,15 @@ import { parseRecord } from './records.js';
 
 export { LIST_PATH, MAX_PAGES, type Page, PER_PAGE } from './page-checks.js';
 
-export function parsePage(body: unknown, requested: number, status = 200): Page {
+export function parsePage(
+  body: unknown,
+  requested: number,
+  status = 200,
+  redact: Redact = (text) => text,
+): Page {
   const b = (body ?? {}) as Record<string, unknown>;
   if (!Array.isArray(b.data)) {
-    const excerpt = jsonExcerptOf(body);
+    const excerpt = jsonExcerptOf(body, redact);
     throw new ServiceError(
       `GET ${LIST_PATH}: unexpected answer ${status} without a "data" list: ${excerpt}`,
       {
@@ -69,7 +74,7 @@ export async function* listPages(http: HttpTransport, options: PagingOptions): A
     const query: Record<string, string | number> = { page, per_page: PER_PAGE, sort_by: 'id', sort: 'asc' };
     if (options.search !== undefined) query.search = options.search;
     const { status, body } = await http.request('GET', LIST_PATH, { query });
-    return parsePage(body, page, status);
+    return parsePage(body, page, status, http.redact);
   };
   const { limit } = options;
   const fetchPage = limit ? (page: number) => limit(() => read(page)) : read;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { shownUrl } from '../model/index.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { openPrivateFile, refuseNotRegular } from './private-file.js';
 import {
@@ -40,7 +41,7 @@ export async function loadState(path: string, baseUrl: string, secret: string): 
   if (parsed.base_url !== baseUrl) {
     return {
       state: emptyState(baseUrl, secret),
-      discarded: `it belongs to another service (${parsed.base_url})`,
+      discarded: `it belongs to another service (${shownUrl(parsed.base_url)})`,
     };
   }
   return { state: { ...parsed, key: fingerprintKey(secret, parsed.salt) } };

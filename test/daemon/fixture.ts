@@ -94,6 +94,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     timeoutMs: 5_000,
     concurrency: 4,
     hooks: metrics.hooks,
+    redact: (text) => text,
     ...(options.budget ? { budget: options.budget } : {}),
   });
   const signals = new EventEmitter();

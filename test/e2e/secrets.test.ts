@@ -1,5 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +93,96 @@ describe('a base URL with credentials', () => {
     const written = await everythingWritten(run.stdout, run.stderr);
     expect(written).not.toContain('url-secret-77');
     expect(written).not.toContain('admin');
+    expect(simulator.requests).toEqual([]);
+  });
+
+  it('in any spelling the URL parser accepts, or none, is never shown', async () => {
+    const port = new URL(simulator.url).port;
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [
+        ['--base-url', `http:\\admin:url-secret-77@127.0.0.1:${port}`],
+        {},
+        /--base-url: "http:\/\/127\.0\.0\.1:\d+" carries credentials/,
+      ],
+      [
+        [],
+        { WEBSITES_SYNC_BASE_URL: `http:/\\admin:url-secret-77@127.0.0.1:${port}` },
+        /carries credentials/,
+      ],
+      [
+        ['--base-url', 'https://admin:url-secret-77@bad host'],
+        {},
+        /--base-url: "https:\/\/\*\*\*@bad host" is not a URL/,
+      ],
+      [
+        ['--notify-url', 'http:\\admin:url-secret-77@hooks.example.com/x'],
+        {},
+        /--notify-url: "http:\/\/hooks\.example\.com\/x" must be https:\/\//,
+      ],
+      [
+        ['--base-url', 'https://stats.example.test'],
+        { HTTPS_PROXY: 'http://admin:url-secret-77@bad host:3128' },
+        /HTTPS_PROXY: "http:\/\/\*\*\*@bad host:3128" is not a URL/,
+      ],
+      [
+        ['--base-url', 'https://stats.example.test'],
+        { https_proxy: 'admin:url-secret-77@proxy:3128' },
+        /https_proxy: "admin:\*\*\*@proxy:3128" must start with http:\/\//,
+      ],
+    ];
+    for (const [args, extra, message] of cases) {
+      const run = await runCli(['--once', ...args], { ...env, ...extra });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(await everythingWritten(run.stdout, run.stderr)).not.toContain('url-secret-77');
+    }
+    expect(simulator.requests).toEqual([]);
+  });
+
+  it('a redirect to a URL with credentials: reported without them', async () => {
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(302, { location: 'https://admin:url-secret-77@elsewhere.example.com/api' });
+      res.end();
+    });
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      const run = await runCli(['--once', '--dry-run'], { ...env, WEBSITES_SYNC_BASE_URL: url });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('redirecting to https://elsewhere.example.com/api on another host');
+      expect(await everythingWritten(run.stdout, run.stderr)).not.toContain('url-secret-77');
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise((done) => redirecting.close(done));
+    }
+  });
+});
+
+describe('an API key that cannot travel in a header', () => {
+  it('is refused where it is read, naming its source and the position, never the character', async () => {
+    const keyFile = join(dir, 'key');
+    await writeFile(keyFile, Buffer.from([0x6b, 0x6b, 0xff, 0x0a]));
+    const cases: [Record<string, string>, string][] = [
+      [
+        { WEBSITES_SYNC_API_KEY: 'kk€' },
+        'WEBSITES_SYNC_API_KEY: character 3 of the key is not printable ASCII',
+      ],
+      [
+        { WEBSITES_SYNC_API_KEY: 'kk\x01x' },
+        'WEBSITES_SYNC_API_KEY: character 3 of the key is not printable ASCII',
+      ],
+      [
+        { WEBSITES_SYNC_API_KEY_FILE: keyFile },
+        `WEBSITES_SYNC_API_KEY_FILE: ${keyFile}: character 3 of the key`,
+      ],
+    ];
+    for (const [extra, message] of cases) {
+      const run = await runCli(['--once'], { ...env, ...extra });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).not.toContain('no answer');
+      for (const character of ['€', '\x01', '\ufffd']) expect(run.stderr).not.toContain(character);
+    }
     expect(simulator.requests).toEqual([]);
   });
 });

@@ -63,7 +63,8 @@ export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
 function connectForTest(options: SyncOptions, concurrency: number) {
   const common = { baseUrl: options.simulator.url, apiKey: options.apiKey ?? API_KEY };
   const timeoutMs = options.timeoutMs ?? 5_000;
-  if (!options.retry) return connect({ ...common, version: 'test', timeoutMs, concurrency });
+  if (!options.retry)
+    return connect({ ...common, version: 'test', timeoutMs, concurrency, redact: (text) => text });
   const http = new HttpTransport({
     ...common,
     userAgent: 'websites-sync/test',

@@ -34,6 +34,7 @@ async function fake(handler: Handler, timeoutMs = 2_000) {
     version: 'test',
     timeoutMs,
     concurrency: 4,
+    redact: (text) => text,
   });
   cleanups.push(() => client.close());
   return { service: client.service, requests: () => requests };
