@@ -185,18 +185,30 @@ function headerOf(headers: Record<string, string | string[] | undefined>, name: 
 function redirectError(answer: RawAnswer): ServiceError {
   const { method, path, base, status, location } = answer;
   const where = { method, path, status };
-  const target = location === undefined ? undefined : new URL(location, `${base}${path}`);
+  // The Location is the service's (or a proxy's) to write: one that does not parse is shown, masked.
+  const target =
+    location !== undefined && URL.canParse(location, `${base}${path}`)
+      ? new URL(location, `${base}${path}`)
+      : undefined;
   if (target && /\/login\/?$/.test(target.pathname) && target.origin === base) {
     return new AuthError(
       `${base} redirected ${method} ${path} to its login page (${status}): the API key was not accepted (or a proxy removed the "Accept: application/json" header).`,
       where,
     );
   }
-  const elsewhere = target && target.origin !== base ? ` on another host (${target.origin})` : '';
   return new ServiceError(
-    `${method} ${path}: the service answered ${status} redirecting to ${target ? shownUrl(target.href) : '(no Location)'}${elsewhere}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
+    `${method} ${path}: the service answered ${status} redirecting to ${whereTo(location, target, base)}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
     where,
   );
+}
+
+/** A redirect's target as a person reads it: where it points, and whether that is another host. */
+function whereTo(location: string | undefined, target: URL | undefined, base: string): string {
+  if (location === undefined) return '(no Location)';
+  if (target === undefined) return `${shownUrl(location)} (not a valid address)`;
+  if (target.origin === 'null') return `${shownUrl(target.href)} (not a web address)`;
+  const elsewhere = target.origin !== base ? ` on another host (${target.origin})` : '';
+  return `${shownUrl(target.href)}${elsewhere}`;
 }
 
 function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {

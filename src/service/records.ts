@@ -44,6 +44,8 @@ export function parseRecord(raw: unknown): RemoteWebsite | undefined {
 export function parseId(value: unknown): WebsiteId | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
   if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) return undefined;
+  // `.` and `..` cannot name a website in a URL path: a URL resolves them (`/websites/..` is `/`).
+  if (value === '.' || value === '..') return undefined;
   const n = Number(value);
   return Number.isSafeInteger(n) && String(n) === value ? n : value;
 }

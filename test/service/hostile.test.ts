@@ -208,6 +208,13 @@ describe('redirects say where they pointed', () => {
       '/dashboard',
       /answered 302 redirecting to http:\/\/127\.0\.0\.1:\d+\/dashboard; redirects are not followed/,
     ],
+    [302, 'http://[bad', /answered 302 redirecting to http:\/\/\[bad \(not a valid address\); redirects/],
+    [302, 'http://%zz/', /answered 302 redirecting to http:\/\/%zz\/ \(not a valid address\); redirects/],
+    [
+      302,
+      'javascript:alert(1)',
+      /answered 302 redirecting to javascript:alert\(1\) \(not a web address\); redirects/,
+    ],
   ])('a %i to %s is not "the API key was not accepted"', async (status, location, message) => {
     const { service, requests } = await fake((_req, res) => {
       res.writeHead(status, { location });

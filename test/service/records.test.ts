@@ -39,6 +39,12 @@ describe('parseRecord', () => {
     ]);
   });
 
+  it('refuses an id that a URL path would resolve away (. and ..), so no request goes elsewhere', () => {
+    expect(parseRecord({ id: '..', domain: 'a.example.com' })).toBeUndefined();
+    expect(parseRecord({ id: '.', domain: 'a.example.com' })).toBeUndefined();
+    expect(parseRecord({ id: '...', domain: 'a.example.com' })?.id).toBe('...');
+  });
+
   it('reads a null list as empty', () => {
     expect(parseRecord({ id: 1, domain: 'a.example.com', exclude_ips: null })?.exclude_ips).toEqual([]);
   });
