@@ -1,5 +1,8 @@
 import { readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { backupPathFor } from '../backup/index.js';
+import { sentPathFor } from '../notify/index.js';
+import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
 // The files the tool keeps for the operator (the manifest, the state and its lock, the backups) are
@@ -40,11 +43,19 @@ export async function refuseOwnFile(
   }
 }
 
-/** The files a run keeps beside the manifest: the state, its lock and the backups of deleted websites. */
-export function keptFiles(stateFile: string, backupFile: string): Array<[string, string]> {
+/**
+ * The files a run keeps or reads besides the manifest: the state, its lock, the backups of deleted
+ * websites, what `--once` last notified, and the API key's file.
+ */
+export function keptFiles(
+  config: Pick<Config, 'stateFile' | 'backupFile' | 'apiKeyFile'>,
+): Array<[string, string]> {
+  const { stateFile } = config;
   return [
     ['the state file', stateFile],
     ["the state file's lock", `${stateFile}.lock`],
-    ['the backup file', backupFile],
+    ['the backup file', backupPathFor(stateFile, config.backupFile)],
+    ["the state file's record of notifications sent", sentPathFor(stateFile)],
+    ...(config.apiKeyFile ? [['the API key file', config.apiKeyFile] as [string, string]] : []),
   ];
 }

@@ -254,8 +254,16 @@ describe('saved plans: --out, then --plan', () => {
       [join(dir, 'manifest-hard.yaml'), /that is the manifest/],
       [backup, /that is the backup file/],
     ];
-    const runEnv = { ...env, WEBSITES_SYNC_BACKUP_FILE: backup };
-    const before = await Promise.all([manifest, state, backup].map((path) => readFile(path, 'utf8')));
+    const keyFile = join(dir, 'key.txt');
+    await writeFile(keyFile, simulator.apiKey);
+    await writeFile(`${state}.notified`, '{}\n');
+    targets.push(
+      [keyFile, /that is the API key file/],
+      [`${state}.notified`, /record of notifications sent/],
+    );
+    const runEnv = { ...env, WEBSITES_SYNC_BACKUP_FILE: backup, WEBSITES_SYNC_API_KEY_FILE: keyFile };
+    const kept = [manifest, state, backup, keyFile, `${state}.notified`];
+    const before = await Promise.all(kept.map((path) => readFile(path, 'utf8')));
     for (const [target, what] of targets) {
       const result = await runCli(['--once', '--dry-run', '--out', target], runEnv);
       expect(result.code, target).toBe(1);
@@ -264,9 +272,10 @@ describe('saved plans: --out, then --plan', () => {
     const exported = await runCli(['export', '--out', join(dir, 'state-link.json'), '--force'], runEnv);
     expect(exported.code).toBe(1);
     expect(exported.stderr).toMatch(/--out .*: that is the state file/);
-    expect(await Promise.all([manifest, state, backup].map((path) => readFile(path, 'utf8')))).toEqual(
-      before,
-    );
+    const overKey = await runCli(['export', '--out', keyFile, '--force'], runEnv);
+    expect(overKey.code).toBe(1);
+    expect(overKey.stderr).toMatch(/--out .*: that is the API key file/);
+    expect(await Promise.all(kept.map((path) => readFile(path, 'utf8')))).toEqual(before);
     expect(simulator.requests).toEqual([]);
   });
 

@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { backupPathFor } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
 import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
 import type { Config } from '../args.js';
@@ -13,7 +12,7 @@ import { VERSION } from '../version.js';
 /** `export [--out FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
   // Checked before reading the account, so a refusal costs no request and writes nothing.
-  const kept = keptFiles(config.stateFile, backupPathFor(config.stateFile, config.backupFile));
+  const kept = keptFiles(config);
   if (config.outputFile !== undefined) await refuseOwnFile('--out', config.outputFile, kept);
   const schemaFile =
     config.withSchema && config.outputFile !== undefined

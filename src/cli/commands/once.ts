@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { backupPathFor } from '../../backup/index.js';
 import type { DesiredState } from '../../model/index.js';
 import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../../notify/index.js';
 import {
@@ -174,10 +173,7 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
 async function checkPlanOptions(config: Config): Promise<void> {
   if (config.out !== undefined) {
-    await refuseOwnFile('--out', config.out, [
-      ['the manifest', config.manifest],
-      ...keptFiles(config.stateFile, backupPathFor(config.stateFile, config.backupFile)),
-    ]);
+    await refuseOwnFile('--out', config.out, [['the manifest', config.manifest], ...keptFiles(config)]);
   }
   if (config.out !== undefined && !config.dryRun) {
     throw new UsageError(
