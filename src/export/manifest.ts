@@ -1,16 +1,15 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
-import { Document, isMap, isScalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, type YAMLMap, type YAMLSeq } from 'yaml';
 import {
-  canonicalDomain,
-  matchWebsites,
   PRIVACY_NAMES,
   type RemoteWebsite,
   SERVICE_CREATE_DEFAULTS,
   SETTING_FIELDS,
   type SettingField,
   sameValue,
-  websiteKey,
 } from '../model/index.js';
+import { type ExportedAccount, type ExportedEntry, exportedAccount } from './entries.js';
+import { commentText, manifestText, manifestValue } from './escape.js';
 
 // The account as a manifest, for adopting the tool on an existing account. Pure: records in, YAML out.
 // Values equal to the service's create defaults are left out (a listed website is fully declared, so
@@ -31,44 +30,39 @@ export interface ExportedManifest {
   passwordVariables: Record<string, string>;
 }
 
-/**
- * One record per identity, the one a plan matches to the entry written for it (`matchWebsites`); the
- * others (`dup.example.com.` beside `DUP.example.com`) are twins: listed in a comment, never entries,
- * since an entry cannot tell them apart and a plan never deletes them.
- */
-function oneRecordPerIdentity(records: readonly RemoteWebsite[]) {
-  const keys = [...new Set(records.map((r) => websiteKey(r.domain)))];
-  const entries = keys.map((key) => {
-    const canonical = canonicalDomain(key);
-    return 'domain' in canonical
-      ? { domain: canonical.domain, writtenDomain: canonical.written }
-      : { domain: key };
-  });
-  const matches = matchWebsites(entries, records);
-  const chosen = keys.flatMap((_, index) => matches.recordOf(index) ?? []);
-  return { chosen, twins: records.filter((record) => !matches.isMatched(record)) };
-}
-
-function twinsNote(twins: readonly RemoteWebsite[]): string {
-  const list = twins.map((r) => `${JSON.stringify(r.domain)} (id ${r.id})`).join(', ');
+function twinsNote(twins: ExportedAccount['twins']): string {
+  const list = twins
+    .map(
+      ({ record, listed }) =>
+        `${commentText(record.domain)} (id ${record.id}, the same as ${commentText(listed)})`,
+    )
+    .join(', ');
   return ` Also on the account, each the same website for websites-sync as an entry below but held separately\n by the service: ${list}. They are not managed and never deleted by websites-sync.`;
 }
 
+function unlistedNote(unlisted: readonly RemoteWebsite[]): string {
+  const list = unlisted.map((record) => `${commentText(record.domain)} (id ${record.id})`).join(', ');
+  return ` Also on the account, under a name the service refuses today, so that no entry can name it: ${list}.\n With prune on, websites-sync deletes it; keep prune off, or rename it in the web interface.`;
+}
+
 export function exportManifest(records: readonly RemoteWebsite[], options: ExportOptions): ExportedManifest {
-  const { chosen, twins } = oneRecordPerIdentity(records);
-  const sorted = chosen.sort((a, b) => websiteKey(a.domain).localeCompare(websiteKey(b.domain)));
-  const variables = passwordVariables(sorted.filter((r) => r.privacy === 2).map((r) => websiteKey(r.domain)));
+  const account = exportedAccount(records);
+  const { entries } = account;
+  const variables = passwordVariables(entries.filter((e) => e.record.privacy === 2).map((e) => e.name));
   const doc = new Document({
     version: 1,
     prune: false,
-    websites: sorted.map((r) => websiteEntry(r, variables)),
+    ...(account.ignored.length > 0 ? { ignore: account.ignored.map((i) => manifestText(i.pattern)) } : {}),
+    websites: entries.map((e) => websiteEntry(e, variables)),
   });
-  doc.commentBefore = header(options, sorted.length);
+  doc.commentBefore = header(options, entries.length);
   const prune = doc.get('prune', true);
   if (isScalar(prune)) prune.comment = ' true deletes the websites not listed here; turn it on after review';
+  const ignore = doc.get('ignore', true);
+  if (isSeq(ignore)) ignore.commentBefore = ignoredNote(account.ignored);
   // A field no record carries gets one note above the list; one only some lack gets a note per website.
   const unreturned = SETTING_FIELDS.filter(
-    (field) => sorted.length > 0 && sorted.every((r) => r[field] === undefined),
+    (field) => entries.length > 0 && entries.every((e) => e.record[field] === undefined),
   );
   const root = doc.contents;
   const websites = isMap(root)
@@ -76,13 +70,19 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
     : undefined;
   const notes = [
     ...(unreturned.length > 0 ? [unreturnedNote(unreturned, 'any website')] : []),
-    ...(twins.length > 0 ? [twinsNote(twins)] : []),
+    ...(account.twins.length > 0 ? [twinsNote(account.twins)] : []),
+    ...(account.unlisted.length > 0 ? [unlistedNote(account.unlisted)] : []),
   ];
   if (websites && isScalar(websites.key) && notes.length > 0) websites.key.commentBefore = notes.join('\n');
   (doc.get('websites', true) as YAMLSeq).items.forEach((item, index) => {
-    if (isMap(item)) annotate(item, sorted[index]!, variables, unreturned);
+    if (isMap(item)) annotate(item, entries[index]!, variables, unreturned);
   });
   return { text: doc.toString({ lineWidth: 0 }), passwordVariables: variables };
+}
+
+function ignoredNote(ignored: ExportedAccount['ignored']): string {
+  const list = ignored.map(({ record }) => `${commentText(record.domain)} (id ${record.id})`).join(', ');
+  return ` Stored under a name the service refuses today, so that no entry can name it: ${list}.\n Ignored, so that websites-sync never deletes it.`;
 }
 
 function unreturnedNote(fields: SettingField[], who: string): string {
@@ -96,14 +96,14 @@ function header(options: ExportOptions, count: number): string {
     ' (for completion and checks in an editor: websites-sync schema > websites.schema.json beside this file)',
     ...(options.backupFile === undefined
       ? [
-          ` Exported by websites-sync ${options.version} from ${options.baseUrl} on ${options.now.toISOString()}:`,
+          ` Exported by websites-sync ${options.version} from ${commentText(options.baseUrl)} on ${options.now.toISOString()}:`,
           ` the ${count} website(s) of the account as they are now. Settings equal to the service's defaults`,
           ' are left out. Review it, then check what applying it would change:',
         ]
       : [
           ` Restored by websites-sync ${options.version} on ${options.now.toISOString()}:`,
-          ` the ${count} deleted website(s) in the backup file ${options.backupFile},`,
-          ` each as last read from ${options.baseUrl} before its delete. Only settings come back: the`,
+          ` the ${count} deleted website(s) in the backup file ${commentText(options.backupFile)},`,
+          ` each as last read from ${commentText(options.baseUrl)} before its delete. Only settings come back: the`,
           " statistics of a deleted website are not restorable. Settings equal to the service's defaults",
           ' are left out. Add these entries to the manifest, then check what applying it would change:',
         ]),
@@ -111,32 +111,36 @@ function header(options: ExportOptions, count: number): string {
   ].join('\n');
 }
 
-function websiteEntry(record: RemoteWebsite, variables: Record<string, string>): Record<string, unknown> {
-  const domain = websiteKey(record.domain);
-  const entry: Record<string, unknown> = { domain };
+function websiteEntry(entry: ExportedEntry, variables: Record<string, string>): Record<string, unknown> {
+  const { record } = entry;
+  const values: Record<string, unknown> = { domain: entry.name };
   for (const field of SETTING_FIELDS) {
     const value = record[field];
     // Unreturned fields are left out (see annotate); so are values the service would set anyway.
     if (value === undefined || sameValue(value, SERVICE_CREATE_DEFAULTS[field])) continue;
-    entry[field] = field === 'privacy' ? PRIVACY_NAMES[record.privacy!] : value;
+    values[field] = field === 'privacy' ? PRIVACY_NAMES[record.privacy!] : value;
   }
-  const variable = variables[domain];
-  if (variable !== undefined) entry.password = `\${${variable}}`;
-  return entry;
+  // Every value from the account reads back as itself; the password is a reference, on purpose.
+  const written = manifestValue(values);
+  const variable = variables[entry.name];
+  if (variable !== undefined) written.password = `\${${variable}}`;
+  return written;
 }
 
 function annotate(
   map: YAMLMap,
-  record: RemoteWebsite,
+  entry: ExportedEntry,
   variables: Record<string, string>,
   noted: readonly SettingField[],
 ): void {
-  const variable = variables[websiteKey(record.domain)];
+  const variable = variables[entry.name];
   const password = map.items.find((pair) => isScalar(pair.key) && pair.key.value === 'password');
   if (variable !== undefined && password && isScalar(password.key)) {
     password.key.commentBefore = ` The service never returns passwords: set ${variable} to this website's password`;
   }
-  const missing = SETTING_FIELDS.filter((field) => record[field] === undefined && !noted.includes(field));
+  const missing = SETTING_FIELDS.filter(
+    (field) => entry.record[field] === undefined && !noted.includes(field),
+  );
   if (missing.length > 0) map.comment = unreturnedNote(missing, 'this website');
 }
 

@@ -63,7 +63,7 @@ export const DURATION_PATTERN = '^\\s*(?:0|(?:[0-9]+(?:\\.[0-9]+)?(?:ms|s|m|h|d)
 const HTTP = '[hH][tT][tT][pP][sS]?://';
 /**
  * A domain as canonicalDomain accepts it. Exact where it can be: an ASCII name, optionally after a
- * scheme and before a port, up to two trailing dots and a path, whose last label is letters, digits
+ * scheme and before a port (spaces allowed before it), trailing dots and a path, whose last label is letters, digits
  * and hyphens after at least one character and a dot (the service's rule; other labels may hold
  * anything, e.g. underscores, and a name the service accepts as it is keeps its path or query). Where canonicalisation rewrites the text it only asks for what must
  * survive: any non-ASCII character (an IDN, converted to punycode) is accepted, and so is a name with
@@ -73,8 +73,8 @@ export const DOMAIN_PATTERN = [
   '[^\\x00-\\x7F]',
   `${HTTP}[\\s\\S]*\\.`,
   `\\.[\\s\\S]*${HTTP}`,
-  '^\\s*(?:[A-Za-z][A-Za-z0-9+.\\-]*://)?[^/?#]+\\.[A-Za-z0-9\\-]+\\.{0,2}(?::[0-9]*)?(?:[/?#][\\s\\S]*|\\s*)$',
+  '^\\s*(?:[A-Za-z][A-Za-z0-9+.\\-]*://)?[^/?#]+\\.[A-Za-z0-9\\-]+\\.*\\s*(?::[0-9]*)?(?:[/?#][\\s\\S]*|\\s*)$',
   // A name the service stores as it is (`example.com/index.html`, `q?x.example.com`): anything, then a
   // dot and a last label.
-  '[^\\s]\\.[A-Za-z0-9\\-]+\\.{0,2}\\s*$',
+  '[^\\s]\\.[A-Za-z0-9\\-]+\\.*\\s*$',
 ].join('|');

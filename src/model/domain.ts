@@ -22,27 +22,39 @@ const USUAL_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 const MAX_LABEL_LENGTH = 63;
 const MAX_CANONICAL_LENGTH = 253;
 
-/** Removes everything around the host name a user may paste from a browser: scheme, path, port. */
-export function extractHost(input: string): string {
+/**
+ * Removes everything around the host name a user may paste from a browser: scheme, path, port. In a
+ * glob (`glob`), `?` is a wildcard, not the start of a query.
+ */
+function extractHost(input: string, glob: boolean): string {
   let host = input.trim().replace(SCHEME, '');
-  const end = host.search(/[/?#]/);
+  const end = host.search(glob ? /[/#]/ : /[/?#]/);
   if (end !== -1) host = host.slice(0, end);
-  host = host.replace(/:\d*$/, '');
-  return host.endsWith('.') ? host.slice(0, -1) : host;
+  return host.replace(/:\d*$/, '');
 }
 
 /**
- * Which website a name is, in one spelling: trimmed, one trailing dot removed, lower-case, punycode
- * when the name converts (else the lower-cased name as it is, a path or a query included).
+ * Which website a name is, in one spelling: trimmed, trailing dots removed, lower-case, punycode when
+ * the name converts (else the lower-cased name as it is, a path or a query included). Idempotent: a
+ * name and its key are the same website (`x..` is `x`, as `x.` is).
  */
 export function domainKey(domain: string): string {
   const trimmed = domain.trim();
-  const bare = trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
-  // The dot of `x.1.` stays: the service accepts that name and would refuse `x.1`.
+  const bare = trimmed.endsWith('.') ? trimmed.replace(/\.+$/, '') : trimmed;
+  // One dot of `x.1.` stays: the service accepts that name and would refuse `x.1`.
   const name =
-    bare !== trimmed && !serviceAcceptsDomain(bare) && serviceAcceptsDomain(trimmed) ? trimmed : bare;
+    bare !== trimmed && !serviceAcceptsDomain(bare) && serviceAcceptsDomain(`${bare}.`) ? `${bare}.` : bare;
   const ascii = toAscii(name);
   return ascii === '' ? name.toLowerCase() : ascii;
+}
+
+/**
+ * The key of the record the service stores for a name it is sent (`key`, itself a key): its rule, then
+ * `domainKey` (the rule can expose a space, `https:// x.com` → ` x.com`, or a trailing dot).
+ */
+export function storedKeyOf(key: string): string {
+  const stored = serviceStoredDomain(key);
+  return stored === key ? key : domainKey(stored);
 }
 
 /** Where a URL parser ends a host name: a non-ASCII name holding one is not converted, never cut. */
@@ -127,17 +139,39 @@ function serviceAcceptsIpv4(domain: string): boolean {
   return /^\d+\.\d+\.\d+\.\d+$/.test(domain);
 }
 
-/** A manifest entry's identity: the domain the service will store for it, or why it cannot. */
-export function canonicalDomain(input: string): CanonicalDomainResult {
-  if (isCanonical(input)) return { domain: input, warnings: [] };
+/** What `nameOf` makes of an input, before the service's `www.` rule. */
+export interface WrittenName {
+  /** The name a create sends ('' when a non-ASCII host cannot be converted). */
+  written: string;
+  /** The host name alone: scheme, path, query and port removed. */
+  host: string;
+  /** Whether the service accepts the name as it is, path, query or scheme included. */
+  literal: boolean;
+}
+
+/**
+ * The one reading of a name, for manifest entries and `ignore` patterns alike (`glob`: a pattern, whose
+ * `?` is a wildcard): the service's scheme removal, then the name as it is when the service accepts it
+ * so (that is the record stored under it), else its host name in punycode.
+ */
+export function nameOf(input: string, glob = false): WrittenName {
   const schemeless = serviceSchemesRemoved(input.trim());
-  const host = extractHost(schemeless);
+  const host = extractHost(schemeless, glob);
   const literal = domainKey(schemeless);
   // What the service stores as it is, is that website: `export` writes such a record this way.
   if (literal !== '' && serviceAcceptsDomain(serviceStoredDomain(literal))) {
-    return identity(literal, literalWarnings(literal, domainKey(host)));
+    return { written: literal, host, literal: true };
   }
-  const written = toAscii(host);
+  // The host in the spelling of a key (`domainKey`), or '' when it does not convert.
+  const ascii = toAscii(host);
+  return { written: ascii === '' ? '' : domainKey(ascii), host, literal: false };
+}
+
+/** A manifest entry's identity: the domain the service will store for it, or why it cannot. */
+export function canonicalDomain(input: string): CanonicalDomainResult {
+  if (isCanonical(input)) return { domain: input, warnings: [] };
+  const { written, host, literal } = nameOf(input);
+  if (literal) return identity(written, literalWarnings(written, domainKey(host)));
   if (written === '' && host !== '') {
     return { error: `${JSON.stringify(input.trim())} is not a valid internationalised domain name` };
   }
@@ -147,7 +181,7 @@ export function canonicalDomain(input: string): CanonicalDomainResult {
 
 /** `written` is what a create sends; the service stores it as `domain`. */
 function identity(written: string, extra: string[]): CanonicalDomainResult {
-  const domain = serviceStoredDomain(written);
+  const domain = storedKeyOf(written);
   const warnings = [...wwwWarnings(written, domain), ...(extra.length > 0 ? extra : unusualWarnings(domain))];
   return written === domain ? { domain, warnings } : { domain, warnings, written };
 }

@@ -1,5 +1,4 @@
-import { domainKey } from './domain.js';
-import { serviceStoredDomain } from './service-domain.js';
+import { domainKey, storedKeyOf } from './domain.js';
 
 /**
  * Which website a record is: its domain as the service stored it, in the canonical spelling (lower-case,
@@ -16,7 +15,7 @@ export function websiteKey(domain: string): string {
  * `legacy.example.com` means, and an ignore pattern written either way protects it.
  */
 export function storedKey(domain: string): string {
-  return serviceStoredDomain(websiteKey(domain));
+  return storedKeyOf(websiteKey(domain));
 }
 
 /** A stable order of ids of either kind: numbers by value first, then strings. */

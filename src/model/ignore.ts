@@ -1,27 +1,37 @@
-// `ignore` protects websites, so a pattern must mean the domains the operator wrote, spelled the way
-// every other domain is compared: the same canonical form as listed domains and records.
+// `ignore` protects websites, so a pattern must mean the domains the operator wrote, read the way a
+// listed domain is (`nameOf`) and compared with the names every record goes by (`websiteKey`,
+// `storedKey`): a pattern written as a record's stored name protects that record, whatever it holds.
 import picomatch from 'picomatch';
-import { toAscii } from './domain.js';
+import { domainKey, nameOf, storedKeyOf, toAscii } from './domain.js';
 import { storedKey, websiteKey } from './identity.js';
-import { serviceSchemesRemoved, serviceStoredDomain } from './service-domain.js';
-
-const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 
 /**
- * A pattern in the canonical spelling of domains: lower-case, no scheme, port or trailing dot, labels
- * in punycode, and the service's `www.` rule. Glob characters (`*`, `?`, `[…]`, `{…}`) are kept.
+ * A pattern in the canonical spelling of domains, exactly as a listed domain of the same text is
+ * canonicalised (`nameOf`, then the service's `www.` rule); glob characters (`*`, `?`, `[…]`, `{…}`)
+ * are kept. Where a listed domain would be an error (`*`, `bücher.[a-z]*`), the pattern keeps its host
+ * name, non-ASCII labels in punycode one by one.
  */
 export function canonicalPattern(pattern: string): string {
-  // Like extractHost, but `?` is a glob character here, not the start of a query.
-  let host = serviceSchemesRemoved(pattern.trim()).replace(SCHEME, '');
-  const slash = host.indexOf('/');
-  if (slash !== -1) host = host.slice(0, slash);
-  host = host.replace(/:\d*$/, '').replace(/\.$/, '');
-  const labels = host
-    .split('.')
-    .map((label) => (/^\p{ASCII}*$/u.test(label) ? label : toAscii(label) || label));
-  return serviceStoredDomain(labels.join('.'));
+  const { written, host } = nameOf(pattern, true);
+  const name =
+    written !== '' || host === ''
+      ? written
+      : host
+          .split('.')
+          .map((label) => toAscii(label) || label.toLowerCase())
+          .join('.');
+  return storedKeyOf(domainKey(name));
 }
+
+/**
+ * A stored name may hold `/` (`example.com/index.html`, `ftp://files.example.com`), which picomatch
+ * treats as a path separator that no wildcard crosses. Names are matched with every `/` (in the
+ * pattern and in the name alike) in place of a line feed, which no name the service accepts holds, and
+ * `.` of the compiled expression matches a line feed (flag `s`): so `*`, `**` and `?` match any
+ * character, `/` included, and `*` and `**` mean the same. Case is ignored (flag `i`).
+ */
+const SLASH = /\//g;
+const flat = (text: string): string => text.replace(SLASH, '\n');
 
 export interface IgnoreRules {
   /** The index of the first pattern that matches the domain (as stored or as the service would store it), or -1. */
@@ -31,10 +41,12 @@ export interface IgnoreRules {
 }
 
 export function compileIgnore(patterns: readonly string[]): IgnoreRules {
-  const tests = patterns.map((pattern) => picomatch(canonicalPattern(pattern), { nocase: true, dot: true }));
+  const tests = patterns.map((pattern) =>
+    picomatch(flat(canonicalPattern(pattern)), { flags: 'is', dot: true, windows: false }),
+  );
   const names = (domain: string): string[] => {
-    const key = websiteKey(domain);
-    const stored = storedKey(domain);
+    const key = flat(websiteKey(domain));
+    const stored = flat(storedKey(domain));
     return stored === key ? [key] : [key, stored];
   };
   return {

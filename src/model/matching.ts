@@ -3,12 +3,12 @@
 // `bücher.example` and its punycode, `www.legacy.example.com` stored before the service's `www.` rule
 // beside `legacy.example.com`), and picking one of them by listing order would leave the other to be
 // deleted. So an entry takes, in order over the whole manifest: the record stored under the name as
-// written, then under the domain the service would store, then a `www.` record that answers to that
-// domain today; among equals the one stored exactly in that spelling, then the lowest id. A record no
-// entry takes but that shares a name with a listed website is its twin: never deleted.
-import { domainKey } from './domain.js';
+// written, then under the domain the service would store, then a record stored under another name
+// (`www.`, `https://`) that answers to that domain today; among equals the one stored exactly in that
+// spelling, then the lowest id. A record no entry takes but that shares a name with a listed website
+// is its twin: never deleted.
+import { domainKey, storedKeyOf } from './domain.js';
 import { compareIds } from './identity.js';
-import { serviceStoredDomain } from './service-domain.js';
 import type { RemoteWebsite } from './types.js';
 
 export interface ListedName {
@@ -29,7 +29,7 @@ export interface WebsiteMatches {
 
 /** What the service would store for a record's key today (the key itself unless a rule applies). */
 function storedName(key: string): string {
-  return key.startsWith('www.') || key.includes('http') ? serviceStoredDomain(key) : key;
+  return key.startsWith('www.') || key.includes('http') ? storedKeyOf(key) : key;
 }
 
 /** Records by a name, several only where names are shared: ranked, the best first. */
@@ -71,7 +71,10 @@ export function matchWebsites(
     const key = domainKey(record.domain);
     keys.set(record, key);
     byKey.add(key, record);
-    if (key.startsWith('www.')) byStored.add(storedName(key), record);
+    // Stored under another name than the service would store today (a leading `www.`, a scheme): a
+    // record stored before the service's rule, which the entry naming today's form manages.
+    const stored = storedName(key);
+    if (stored !== key) byStored.add(stored, record);
   }
   const exact = (r: RemoteWebsite) => (r.domain === keys.get(r) ? 0 : 1);
   const rank = (a: RemoteWebsite, b: RemoteWebsite) => exact(a) - exact(b) || compareIds(a.id, b.id);

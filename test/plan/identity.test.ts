@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalPattern, storedKey, websiteKey } from '../../src/model/index.js';
+import {
+  canonicalDomain,
+  canonicalPattern,
+  compileIgnore,
+  storedKey,
+  websiteKey,
+} from '../../src/model/index.js';
 import { checkDeleteGuard, computePlan } from '../../src/plan/index.js';
 import { emptyState } from '../../src/state/index.js';
 import { desiredSite, desiredState, remoteSite } from '../helpers/builders.js';
+import { prng } from '../helpers/www-names.js';
 
 // One identity for every domain comparison (issue 10 §1): ignore patterns, listed domains and records
 // all go through the kernel, so a protection written in any spelling protects.
@@ -21,6 +28,83 @@ describe('canonicalPattern', () => {
     ['*.bücher.example', '*.xn--bcher-kva.example'],
   ])('%s → %s', (pattern, canonical) => {
     expect(canonicalPattern(pattern)).toBe(canonical);
+  });
+});
+
+// A name the service stores as written (a path, another scheme, a needed trailing dot, a `?`) is a
+// listed domain that means that record; a pattern of the same text must protect it (audit 2, D1).
+describe('a pattern is read exactly as a listed domain', () => {
+  const LITERAL = ['example.com/index.html', 'ftp://files.example.com', 'x.1.', 'q?x.example.com'];
+
+  it.each(LITERAL)('%s canonicalises as the listed domain does, and protects its record', (name) => {
+    const listed = canonicalDomain(name);
+    expect('domain' in listed && listed.domain).toBe(canonicalPattern(name));
+    const plan = computePlan({
+      desired: desiredState([desiredSite('keep.example.com')], { ignore: [name], prune: true }),
+      current: [remoteSite(1, 'keep.example.com'), remoteSite(2, name)],
+      state: state(),
+      prune: true,
+    });
+    expect(plan.changes.filter((c) => c.kind === 'delete')).toEqual([]);
+    expect(plan.ignored).toEqual([name]);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('a wildcard matches any character of a stored name, "/" included; * and ** mean the same', () => {
+    const records = [...LITERAL, 'https://www.y.example.com', 'a.b.example.com'];
+    for (const pattern of ['*', '**']) {
+      const rules = compileIgnore([pattern]);
+      expect(records.filter((name) => rules.match(name) === -1)).toEqual([]);
+    }
+    const sub = compileIgnore(['*.example.com']);
+    expect(['example.com/index.html', 'ftp://files.example.com', 'a/b.example.com'].map(sub.match)).toEqual([
+      -1, 0, 0,
+    ]);
+    expect(compileIgnore(['example.com?index.html']).match('example.com/index.html')).toBe(0);
+    expect(compileIgnore(['*.1.']).match('x.1.')).toBe(0);
+    expect(compileIgnore(['*.1.']).match('x.1')).toBe(-1);
+  });
+
+  it('every pattern without glob characters canonicalises as the same text listed', () => {
+    const random = prng(11);
+    const chars = ['a', 'W', 'w', '.', '.', '/', '#', ':', '_', ' ', '-', '1', 'ü', '%', 'h', 't', 'p', 's'];
+    let valid = 0;
+    for (let i = 0; i < 20000; i++) {
+      let name = '';
+      for (let c = Math.floor(random() * 16); c >= 0; c--) name += chars[Math.floor(random() * chars.length)];
+      name += ['.com', '.example.org', '.1.', '.', '.com.', ''][Math.floor(random() * 6)];
+      const listed = canonicalDomain(name);
+      if (!('domain' in listed)) continue;
+      valid++;
+      expect({ name, pattern: canonicalPattern(name) }).toEqual({ name, pattern: listed.domain });
+      // The name an entry is written under is a record key: a record stored under it is that entry's.
+      const written = listed.written ?? listed.domain;
+      expect({ name, key: websiteKey(written) }).toEqual({ name, key: written });
+      expect({ name, match: compileIgnore([name]).match(listed.written ?? listed.domain) }).toEqual({
+        name,
+        match: 0,
+      });
+    }
+    expect(valid).toBeGreaterThan(3000);
+  });
+
+  it('the mass-delete guard leaves ignored literal names out of the share', () => {
+    const current = [
+      ...Array.from({ length: 6 }, (_, i) => remoteSite(i + 1, `s${i + 1}.example.com`)),
+      remoteSite(7, 'example.com/index.html'),
+      remoteSite(8, 'ftp://files.example.com'),
+    ];
+    const kept = current.slice(0, 4).map((r) => desiredSite(r.domain));
+    const desired = desiredState(kept, {
+      ignore: ['example.com/index.html', 'ftp://files.example.com'],
+      prune: true,
+    });
+    const plan = computePlan({ desired, current, state: state(), prune: true });
+    expect(plan.changes.filter((c) => c.kind === 'delete').map((c) => c.domain)).toEqual([
+      's5.example.com',
+      's6.example.com',
+    ]);
+    expect(checkDeleteGuard({ plan, websitesEmpty: false })).toMatch(/2 of 6 managed websites/);
   });
 });
 

@@ -1,6 +1,12 @@
 import { type BackupEntry, backupPathFor, checkBackupPath, readBackups } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
-import { canonicalDomain, type RemoteWebsite, storedKey, websiteKey } from '../../model/index.js';
+import {
+  canonicalDomain,
+  type ListedName,
+  matchWebsites,
+  type RemoteWebsite,
+  websiteKey,
+} from '../../model/index.js';
 import type { Config } from '../args.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -43,26 +49,29 @@ function latestBackups(entries: readonly BackupEntry[]): Map<string, BackupEntry
 
 /**
  * The backups of the domains asked for, each written as a manifest entry may be (any case, a scheme,
- * a trailing dot, an IDN, a `www.`): it means the website a manifest entry of that name would mean.
+ * a trailing dot, an IDN, a `www.`): it means the website a manifest entry of that name would mean
+ * (`matchWebsites`: a record stored under another name, `www.` or `https://`, answers to its name today).
  */
 function pick(backups: Map<string, BackupEntry>, domains: readonly string[], path: string): BackupEntry[] {
-  // A website stored with a leading `www.` (before the service's `www.` rule) also answers to its name today.
-  const byStored = new Map<string, BackupEntry>();
-  for (const [key, entry] of backups) if (key.startsWith('www.')) byStored.set(storedKey(key), entry);
-  const missing: string[] = [];
-  const found = domains.flatMap((input) => {
+  const asked = new Map<string, { input: string; name: ListedName }>();
+  for (const input of domains) {
     const canonical = canonicalDomain(input);
     if ('error' in canonical) throw new UsageError(`restore: ${canonical.error}`);
     const { domain, written } = canonical;
-    const entry =
-      backups.get(domain) ??
-      (written === undefined ? undefined : backups.get(written)) ??
-      byStored.get(domain);
-    if (entry === undefined) missing.push(input);
-    return entry === undefined ? [] : [entry];
-  });
+    if (!asked.has(written ?? domain))
+      asked.set(written ?? domain, { input, name: { domain, writtenDomain: written } });
+  }
+  const entryOf = new Map([...backups.values()].map((entry) => [recordOf(entry), entry]));
+  const wanted = [...asked.values()];
+  const matches = matchWebsites(
+    wanted.map((want) => want.name),
+    [...entryOf.keys()],
+  );
+  const missing = wanted
+    .filter((_, index) => matches.recordOf(index) === undefined)
+    .map((want) => want.input);
   if (missing.length > 0) throw new UsageError(`restore: no backup of ${missing.join(', ')} in ${path}`);
-  return [...new Set(found)];
+  return wanted.flatMap((_, index) => entryOf.get(matches.recordOf(index)!) ?? []);
 }
 
 function recordOf(entry: BackupEntry): RemoteWebsite {
