@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { WebsiteId } from '../model/index.js';
 import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
-import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
+import { AuthError, NotSentError, ServiceError, type WebsiteService } from '../service/index.js';
 import { forgetWebsite, isProtected, type StateData } from '../state/index.js';
 import { createWebsite } from './create.js';
 import { CoalescedSaver } from './persist.js';
@@ -90,7 +90,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
       } catch (error) {
         if (error instanceof AuthError) authError ??= error;
         if (isPlanLimit(error)) limitReached = true;
-        outcome = failure(change, error);
+        outcome = error instanceof NotSentError ? notSent(change) : failure(change, error);
       }
       outcomes.push(outcome);
       log(options.logger, outcome);
@@ -161,6 +161,12 @@ function isPlanLimit(error: unknown): boolean {
 
 function outcomeOf(change: Change, result: OutcomeResult, id: WebsiteId | undefined): Outcome {
   return { action: change.kind, domain: change.domain, id, result };
+}
+
+/** Stopped before its request was sent (a signal arrived while it waited for its turn). */
+function notSent(change: Change): Outcome {
+  const id = change.kind === 'create' ? undefined : change.id;
+  return { ...outcomeOf(change, 'skipped', id), error: 'not attempted: the run was stopped' };
 }
 
 function failure(change: Change, error: unknown): Outcome {

@@ -8,7 +8,7 @@ import {
   type WebsiteWrite,
 } from '../model/index.js';
 import type { CreateChange } from '../plan/index.js';
-import { AuthError, ServiceError, type WebsiteService } from '../service/index.js';
+import { AuthError, NotSentError, ServiceError, type WebsiteService } from '../service/index.js';
 import { markProtected, type StateData } from '../state/index.js';
 import { createdSettings, recordWrite } from './record.js';
 
@@ -55,7 +55,10 @@ async function storeWebsite(change: CreateChange, context: CreateContext): Promi
       if (isDomainTaken(error)) return adoptTaken(change, context);
       // A clear refusal (validation, plan limit, not found...) will not change by trying again.
       if (!error.ambiguous) throw error;
-      const found = await service.findWebsite(change.domain);
+      // A lookup the stop held back leaves the store's own failure to report: it may have been done.
+      const found = await service.findWebsite(change.domain).catch((lookup: unknown) => {
+        throw lookup instanceof NotSentError ? error : lookup;
+      });
       if (found) return settleFound(change, found, context);
       if (attempt >= (service.storeAttempts ?? STORE_ATTEMPTS)) throw error;
       logger.warn(

@@ -27,6 +27,8 @@ export type ConnectionSettings = Pick<ConnectOptions, 'timeoutMs' | 'rateWindowM
 /** One client per process: its sockets and retry state live as long as the process. */
 export function connectService(options: ConnectOptions): {
   service: HttpWebsiteService;
+  /** Sends nothing more (a stop was asked for): requests in flight finish, others fail as NotSentError. */
+  stop: () => void;
   close: () => Promise<void>;
 } {
   const http = new HttpTransport({
@@ -41,5 +43,5 @@ export function connectService(options: ConnectOptions): {
   });
   // The one limiter of the run: the sockets follow from it (a unit of work sends one request at a time).
   const service = new HttpWebsiteService(http, { limit: pLimit(Math.max(1, options.concurrency)) });
-  return { service, close: () => http.close() };
+  return { service, stop: () => http.stop(), close: () => http.close() };
 }

@@ -13,6 +13,7 @@ import {
   RETRY_STATUS_CODES,
   type RetryTuning,
 } from './retry-policy.js';
+import { isStoppedBeforeSending, NotSentError, StopGate } from './stop.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -64,6 +65,7 @@ export class HttpTransport {
   readonly maxAttempts: number;
   /** Masks the run's secrets in what the service answered, before an excerpt is cut from it. */
   readonly redact: Redact;
+  readonly #gate = new StopGate();
 
   constructor(options: HttpOptions) {
     this.#origin = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -80,7 +82,9 @@ export class HttpTransport {
     const pacer = pacerFor(options, tuning);
     const observed = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
     // The budget spaces attempts before the pacer counts them in flight.
-    const hooks = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
+    const paced = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
+    // Once the run is stopping, an attempt still waiting for its turn is not sent.
+    const hooks = { ...paced, beforeAttempt: () => this.#gate.around(paced.beforeAttempt?.()) };
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
@@ -133,6 +137,10 @@ export class HttpTransport {
       location = headerOf(response.headers, 'location');
       text = await response.body.text();
     } catch (cause) {
+      if (isStoppedBeforeSending(cause)) {
+        const where = { method, path: url.pathname, cause };
+        throw new NotSentError(`${method} ${url.pathname}: not sent: the run is stopping`, where);
+      }
       const reason = describeFailure(cause, this.#timeoutMs);
       throw new ServiceError(`${method} ${url.pathname}: no answer from ${this.#origin.origin} (${reason})`, {
         method,
@@ -142,6 +150,11 @@ export class HttpTransport {
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
     return decodeResponse(answer, this.redact);
+  }
+
+  /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */
+  stop(): void {
+    this.#gate.stop();
   }
 
   async close(): Promise<void> {

@@ -6,3 +6,4 @@ export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectionSettings, type ConnectOptions, connectService } from './connect.js';
 export { AuthError, ServiceError } from './errors.js';
 export { KNOWN_STATUS_CODES } from './retry-policy.js';
+export { NotSentError } from './stop.js';

@@ -53,6 +53,23 @@ describe('--once stopped by a signal', () => {
     expect(Object.keys(state.websites)).toHaveLength(created);
   });
 
+  it('SIGTERM while operations wait for the rate limit: they are not sent, and the run ends without waiting for the window', async () => {
+    await start(12, 0);
+    // 4 requests per 10 minutes: the listing and three creates, then the rest wait for the window.
+    simulator.setRateLimit({ limit: 4, windowMs: 600_000 });
+    const cli = startCli(['--once', '--concurrency', '2', '--rate-window', '10m']);
+    simulator.onRequest = (req) => {
+      if (req.method === 'POST' && requests('POST').length === 3) cli.child.kill('SIGTERM');
+    };
+    const run = await cli.done;
+    expect(run.code, run.stderr).toBe(143);
+    expect(requests('POST')).toHaveLength(3);
+    expect(simulator.requests.filter((r) => r.status === 429)).toEqual([]);
+    expect(run.stdout).toMatch(/not attempted: the run was stopped/);
+    const state = JSON.parse(await readFile(env.WEBSITES_SYNC_STATE_FILE as string, 'utf8'));
+    expect(Object.keys(state.websites)).toHaveLength(simulator.listWebsites().length);
+  });
+
   it('SIGINT while the account is being read: stops at once, nothing changed, exit 130', async () => {
     await start(3, 5_000);
     const cli = startCli(['--once']);

@@ -44,6 +44,9 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
+  // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
+  // those in flight.
+  interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
   try {
     const code = await reconcileAndReport({
       config,
