@@ -70,21 +70,38 @@ export async function appendBackup(path: string, entry: BackupEntry): Promise<vo
 }
 
 /** Every backup line that parses, oldest first; a missing file is none. */
-export async function readBackups(path: string): Promise<BackupEntry[]> {
+/** The backups in the file, and the lines (1-based) that are not one: cut short, or not ours. */
+export interface ReadBackups {
+  entries: BackupEntry[];
+  unreadable: number[];
+}
+
+export async function readBackups(path: string): Promise<ReadBackups> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], unreadable: [] };
     throw error;
   }
-  return text.split('\n').flatMap((line) => {
-    if (line.trim() === '') return [];
-    try {
-      const entry = JSON.parse(line) as BackupEntry;
-      return typeof entry.domain === 'string' ? [entry] : [];
-    } catch {
-      return [];
-    }
+  const entries: BackupEntry[] = [];
+  const unreadable: number[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const entry = parseEntry(line);
+    if (entry) entries.push(entry);
+    else unreadable.push(index + 1);
   });
+  return { entries, unreadable };
+}
+
+function parseEntry(line: string): BackupEntry | undefined {
+  try {
+    const entry = JSON.parse(line) as BackupEntry;
+    return typeof entry === 'object' && entry !== null && typeof entry.domain === 'string'
+      ? entry
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -7,5 +7,6 @@ export {
   backupPathFor,
   checkBackupPath,
   DEFAULT_BACKUP_NAME,
+  type ReadBackups,
   readBackups,
 } from './file.js';

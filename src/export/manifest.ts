@@ -87,7 +87,7 @@ function ignoredNote(ignored: ExportedAccount['ignored']): string {
 
 function unreturnedNote(fields: SettingField[], who: string): string {
   const them = fields.length > 1 ? 'them' : 'it';
-  return ` ${fields.join(', ')}: not returned by the service, so not exported. If ${who} uses ${them}, add ${them}\n to that website: the first apply sets what this file says (none when left out).`;
+  return ` ${fields.join(', ')}: not returned by the service, so not written here. If ${who} uses ${them}, add ${them}\n to that website: the first apply sets what this file says (none when left out).`;
 }
 
 function header(options: ExportOptions, count: number): string {

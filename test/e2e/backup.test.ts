@@ -123,6 +123,23 @@ describe('restore DOMAIN', () => {
     expect(bad.stderr).toContain('restore: "not a domain"');
   });
 
+  it('names the lines of the backup file it cannot read, and still restores the others', async () => {
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const backup = join(dir, '.websites-sync-deleted.jsonl');
+    const [first, second] = readFileSync(backup, 'utf8').trim().split('\n') as [string, string];
+    // A crash cut the first line short; someone wrote a line of their own.
+    await writeFile(backup, `${first.slice(0, 60)}\ngarbage\n${second}\n`);
+    const restored = await runCli(['restore'], env);
+    expect(restored.code).toBe(0);
+    expect(restored.stderr).toContain(`${backup}: line(s) 1, 2 hold no readable backup`);
+    expect(restored.stdout).toContain(`domain: ${JSON.parse(second).domain}`);
+
+    await writeFile(backup, 'x\n');
+    const nothing = await runCli(['restore'], env);
+    expect(nothing.stderr).toContain('line(s) 1 hold no readable backup');
+    expect(nothing.stderr).toContain('holds no deleted website');
+  });
+
   it('says its output is the websites in the backup, not the account as it is now', async () => {
     expect((await runCli(['--once'], env)).code).toBe(0);
     const run = await runCli(['restore'], env);

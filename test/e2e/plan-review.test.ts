@@ -336,7 +336,7 @@ describe('websites-sync export', () => {
     expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=./websites.schema.json');
     expect(text).toContain(`password: \${${SHOP_VARIABLE}}`);
     expect(text).toContain('# The service never returns passwords');
-    expect(text).toContain('# exclude_params: not returned by the service, so not exported.');
+    expect(text).toContain('# exclude_params: not returned by the service, so not written here.');
     expect(text).not.toContain('the-current-shop-password');
 
     const withPassword = { ...env, [SHOP_VARIABLE]: 'the-current-shop-password' };

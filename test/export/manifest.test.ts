@@ -50,7 +50,7 @@ describe('exportManifest', () => {
     const { text, passwordVariables } = exportManifest(records, OPTIONS);
     const lines = text.split('\n');
     expect(lines[0]).toBe('# yaml-language-server: $schema=./websites.schema.json');
-    expect(text).toContain('# exclude_params: not returned by the service, so not exported.');
+    expect(text).toContain('# exclude_params: not returned by the service, so not written here.');
     expect(text).toContain(
       "    # The service never returns passwords: set WEBSITES_SYNC_PASSWORD_SHOP_EXAMPLE_COM to this website's password\n    password: ${WEBSITES_SYNC_PASSWORD_SHOP_EXAMPLE_COM}",
     );

@@ -20,7 +20,9 @@ export async function runRestore(config: Config, io: Io): Promise<number> {
   const path = backupPathFor(config.stateFile, config.backupFile);
   // A FIFO there would block the read forever; a device holds no backup.
   await checkBackupPath(config.stateFile, config.backupFile);
-  const backups = latestBackups(await readBackupFile(path, config));
+  const { entries, unreadable } = await readBackupFile(path, config);
+  if (unreadable.length > 0) io.stderr.write(unreadableWarning(path, unreadable));
+  const backups = latestBackups(entries);
   const wanted = config.domains.length > 0 ? pick(backups, config.domains, path) : [...backups.values()];
   if (wanted.length === 0) {
     io.stderr.write(`restore: ${path} holds no deleted website.\n`);
@@ -83,6 +85,13 @@ function recordOf(entry: BackupEntry): RemoteWebsite {
     ...(entry.exclude_bots === 'unknown' ? {} : { exclude_bots: entry.exclude_bots }),
     ...(entry.exclude_ips === 'unknown' ? {} : { exclude_ips: entry.exclude_ips }),
   };
+}
+
+/** Lines that hold no backup (cut short by a crash, edited): said, so a lost backup is never silent. */
+function unreadableWarning(path: string, lines: readonly number[]): string {
+  const shown = lines.slice(0, 10).join(', ');
+  const more = lines.length > 10 ? ` and ${lines.length - 10} more` : '';
+  return `restore: warning: ${path}: line(s) ${shown}${more} hold no readable backup (cut short or edited); the settings they held are not restored\n`;
 }
 
 /** The backup file, or an error naming what chose it: its option or variable, or the state file's place. */
