@@ -43,7 +43,9 @@ export const passwordSchema = z
     error: (iss) =>
       iss.input === null || iss.input === undefined
         ? 'must not be empty'
-        : 'must be a string (put it in quotes: YAML reads unquoted digits as a number)',
+        : typeof iss.input === 'number' || typeof iss.input === 'boolean'
+          ? 'must be a string (put it in quotes: YAML reads unquoted digits, true or false as another type)'
+          : 'must be a string (a list or a mapping is not a password)',
   })
   .min(1, { error: 'must not be empty' })
   .refine((value) => [...value].length <= PASSWORD_MAX, {

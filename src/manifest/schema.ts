@@ -61,7 +61,9 @@ export const manifestSchema = z
         error: (iss) =>
           iss.input === undefined
             ? 'is required; add "version: 1"'
-            : `unsupported version ${JSON.stringify(iss.input)}; only version 1 is supported`,
+            : typeof iss.input === 'string' && iss.input.trim() === '1'
+              ? 'must be the number 1, written as it is (not quoted, not a ${…} reference)'
+              : `unsupported version ${JSON.stringify(iss.input)}; only version 1 is supported`,
       })
       .describe('Format version of this file; only 1 exists.'),
     prune: booleanSchema(

@@ -84,6 +84,26 @@ const cases: Case[] = [
     expected: error(1, 10, 'version', 'unsupported version 2; only version 1 is supported'),
   },
   {
+    name: 'a version written as a reference or quoted',
+    lines: ['version: "1"', 'websites: []'],
+    expected: error(
+      1,
+      10,
+      'version',
+      'must be the number 1, written as it is (not quoted, not a ${…} reference)',
+    ),
+  },
+  {
+    name: 'a password written as a list',
+    lines: ['version: 1', 'websites:', '  - domain: a.com', '    privacy: password', '    password: [a, b]'],
+    expected: error(
+      5,
+      15,
+      'websites[0].password',
+      'must be a string (a list or a mapping is not a password)',
+    ),
+  },
+  {
     name: 'missing version',
     lines: ['websites:', '  - domain: a.com'],
     expected: error(1, 1, 'version', 'is required; add "version: 1"'),
@@ -229,7 +249,7 @@ const cases: Case[] = [
       5,
       15,
       'websites[0].password',
-      'must be a string (put it in quotes: YAML reads unquoted digits as a number)',
+      'must be a string (put it in quotes: YAML reads unquoted digits, true or false as another type)',
     ),
   },
   {
