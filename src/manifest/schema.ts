@@ -62,7 +62,7 @@ export const manifestSchema = z
           iss.input === undefined
             ? 'is required; add "version: 1"'
             : typeof iss.input === 'string' && iss.input.trim() === '1'
-              ? 'must be the number 1, written as it is (not quoted, not a ${…} reference)'
+              ? 'must be the number 1, written as it is (not quoted, not an environment variable reference)'
               : `unsupported version ${JSON.stringify(iss.input)}; only version 1 is supported`,
       })
       .describe('Format version of this file; only 1 exists.'),

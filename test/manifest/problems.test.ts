@@ -90,7 +90,7 @@ const cases: Case[] = [
       1,
       10,
       'version',
-      'must be the number 1, written as it is (not quoted, not a ${…} reference)',
+      'must be the number 1, written as it is (not quoted, not an environment variable reference)',
     ),
   },
   {
