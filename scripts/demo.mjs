@@ -10,9 +10,17 @@ const manifest = new URL('../examples/websites.yaml', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'websites-sync-demo-'));
 const simulator = await startSimulator({ apiKey: 'demo-key', websites: [{ domain: 'legacy.example.com' }] });
 
+// Bold only for a person at a terminal, by the CLI's own rule (FORCE_COLOR, then NO_COLOR and a TTY).
+const force = process.env.FORCE_COLOR;
+const color =
+  force !== undefined && force !== ''
+    ? force !== '0' && force !== 'false'
+    : process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+const bold = (text) => (color ? `\u001b[1m${text}\u001b[0m` : text);
+
 // The simulator runs in this process, so the CLI must run beside it, not block it.
 async function step(title, args) {
-  console.log(`\n\u001b[1m$ websites-sync ${args.join(' ')}\u001b[0m   # ${title}`);
+  console.log(`\n${bold(`$ websites-sync ${args.join(' ')}`)}   # ${title}`);
   const child = spawn(process.execPath, [cli, ...args], {
     stdio: 'inherit',
     env: {

@@ -4,7 +4,7 @@ import type { PendingDelete, Plan } from './types.js';
 // wait for delete_delay, websites that protection keeps. One wording, so the formats never disagree.
 
 export const KEPT_PROTECTED = 'kept: protected; to allow deleting it, apply `protect: false` for it first';
-export const OBSERVED_NOTE = 'observed: drift shown, never applied (observe: true)';
+export const OBSERVED_NOTE = 'observed (observe: true): drift shown, never applied';
 
 /** "2026-11-24 10:00 UTC": minutes are enough for a delay counted in hours. */
 export function formatUtc(iso: string): string {

@@ -101,7 +101,7 @@ describe('observe: true', () => {
     const dry = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(
-      '~ seen.example.com (id 1)  (observed: drift shown, never applied (observe: true))',
+      '~ seen.example.com (id 1)  (observed (observe: true): drift shown, never applied)',
     );
     expect(dry.stdout).toContain('email: true → false');
     expect(dry.stdout).toContain('Held back: 1 observed with drift (not applied).');
