@@ -11,6 +11,14 @@ import { parseManifestFast } from './fast-path.js';
 import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
 import { issuesToFindings } from './issues.js';
 import { type Finding, formatPath, Locator } from './locate.js';
+import {
+  type PasswordSpan,
+  passwordMessage,
+  passwordSpans,
+  spanAt,
+  startsWithIndicator,
+  unresolvedAlias,
+} from './password-syntax.js';
 import { resolveManifest } from './resolve.js';
 import { manifestSchema } from './schema.js';
 
@@ -40,14 +48,46 @@ function result(problems: Problem[], desired?: DesiredState): ManifestResult {
   return failed || desired === undefined ? { problems: sorted } : { desired, problems: sorted };
 }
 
-function syntaxProblems(doc: Document, locator: Locator): Problem[] {
+/** A problem inside a password's value: what YAML read there, at the value, never its text. */
+function passwordProblem(locator: Locator, span: PasswordSpan): Problem {
+  const message = passwordMessage(locator.text, span);
+  return { severity: 'error', ...locator.at(span.start), field: span.field, message };
+}
+
+function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]): Problem[] {
+  const problems: Problem[] = [];
+  const inPasswords = new Set<PasswordSpan>();
   const fromYaml = (severity: Problem['severity']) => (error: { message: string; pos: [number, number] }) => {
+    // The library's message may quote the source text it stumbled on: inside a password, it is not used.
+    const span = spanAt(spans, error.pos[0]);
+    if (span) {
+      if (!inPasswords.has(span)) problems.push(passwordProblem(locator, span));
+      inPasswords.add(span);
+      return;
+    }
     const { line, column } = locator.at(error.pos[0]);
     // `yaml` reports a stack overflow as a syntax error; it is nesting that the depth check missed.
     const message = isStackOverflow(error.message) ? TOO_DEEP : error.message;
-    return { severity, file: locator.file, line, column, field: '', message };
+    problems.push({ severity, file: locator.file, line, column, field: '', message });
   };
-  return [...doc.errors.map(fromYaml('error')), ...doc.warnings.map(fromYaml('warning'))];
+  doc.errors.forEach(fromYaml('error'));
+  doc.warnings.forEach(fromYaml('warning'));
+  return problems;
+}
+
+/** Why `doc.toJS()` failed: an alias without its anchor (located at the alias), or too much nesting. */
+function conversionProblem(error: unknown, doc: Document, locator: Locator, spans: PasswordSpan[]): Problem {
+  const text = String(error);
+  const alias = text.includes('Unresolved alias') ? unresolvedAlias(doc) : undefined;
+  if (alias) {
+    const span = spanAt(spans, alias.offset);
+    if (span) return passwordProblem(locator, span);
+    const message = `unresolved alias *${alias.name}: the anchor &${alias.name} must be set before the alias`;
+    return { severity: 'error', ...locator.at(alias.offset), field: '', message };
+  }
+  // yaml refuses to expand alias bombs (billion laughs) rather than exhaust memory.
+  const message = isStackOverflow(text) ? TOO_DEEP : (error as Error).message;
+  return { ...locator.locate([]), severity: 'error', field: '', message };
 }
 
 function rootProblem(data: unknown, file: string): Problem | undefined {
@@ -65,9 +105,14 @@ function dependsOnFailure(finding: Finding, failed: Set<string>): boolean {
   return [...failed].some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`));
 }
 
-/** Schema, env and cross-field findings of a mapping root, without the ones a failed `${…}` caused. */
-function checkData(data: Record<string, unknown>, failures: InterpolationFailure[], locator: Locator) {
-  const failed = new Set(failures.map((failure) => formatPath(failure.path)));
+/**
+ * Schema, env and cross-field findings of a mapping root, without the ones a failed `${…}` or a
+ * password YAML could not read (`reported`) caused. A password written with YAML syntax (`&x`, `!x`,
+ * `[x]`) is reported as such, at its value.
+ */
+function checkData(data: Record<string, unknown>, failures: InterpolationFailure[], context: Checking) {
+  const { locator, spans, reported } = context;
+  const failed = new Set([...failures.map((failure) => formatPath(failure.path)), ...reported]);
   const resolved = resolveManifest(data, (path) => locator.locate(path));
   const parsed = manifestSchema.safeParse(data);
   const findings = [
@@ -77,7 +122,19 @@ function checkData(data: Record<string, unknown>, failures: InterpolationFailure
     ),
   ];
   const { findings: _, ...state } = resolved;
-  return { problems: findings.map((finding) => locator.toProblem(finding)), state };
+  const problems = findings.map((finding) => {
+    const problem = locator.toProblem(finding);
+    const span = spans.find((s) => s.field === problem.field);
+    const syntax = problem.severity === 'error' && span && startsWithIndicator(locator.text, span);
+    return syntax ? passwordProblem(locator, span) : problem;
+  });
+  return { problems, state };
+}
+
+interface Checking {
+  locator: Locator;
+  spans: PasswordSpan[];
+  reported: string[];
 }
 
 /**
@@ -99,7 +156,8 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const locator = new Locator(doc, lineCounter, text, options.file);
-  const problems = syntaxProblems(doc, locator);
+  const spans = passwordSpans(doc, text);
+  const problems = syntaxProblems(doc, locator, spans);
   if (doc.errors.length > 0) return result(problems);
 
   const failures = interpolateDocument(doc, options.env);
@@ -107,14 +165,13 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
   try {
     data = doc.toJS();
   } catch (error) {
-    // yaml refuses to expand alias bombs (billion laughs) rather than exhaust memory.
-    const message = isStackOverflow(String(error)) ? TOO_DEEP : (error as Error).message;
-    return result([...problems, { ...locator.locate([]), severity: 'error', field: '', message }]);
+    return result([...problems, conversionProblem(error, doc, locator, spans)]);
   }
   const root = rootProblem(data, options.file);
   if (root) return result([...problems, root]);
 
-  const checked = checkData(data as Record<string, unknown>, failures, locator);
+  const reported = problems.map((problem) => problem.field).filter((field) => field !== '');
+  const checked = checkData(data as Record<string, unknown>, failures, { locator, spans, reported });
   return result([...problems, ...checked.problems], { file: options.file, ...checked.state });
 }
 

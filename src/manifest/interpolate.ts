@@ -28,11 +28,19 @@ export const REFERENCE_SYNTAX = {
 const REFERENCE = new RegExp(`\\$\\$\\{|\\$\\{(${REFERENCE_SYNTAX.fallback})(\\}?)`, 'g');
 const BODY = new RegExp(`^(${REFERENCE_SYNTAX.name})(?::-(${REFERENCE_SYNTAX.fallback}))?$`);
 
-function resolveReference(body: string, closed: boolean, env: Env, errors: string[]): string {
+interface Reference {
+  body: string;
+  closed: boolean;
+  /** False in a password: a malformed reference there is part of the password, and never quoted. */
+  shown: boolean;
+}
+
+function resolveReference({ body, closed, shown }: Reference, env: Env, errors: string[]): string {
   const parsed = closed ? BODY.exec(body) : null;
   if (parsed === null) {
+    const what = shown ? `"\${${body}${closed ? '}' : ''}"` : 'after "${" (the value is not shown)';
     errors.push(
-      `invalid reference "\${${body}${closed ? '}' : ''}": expected \${NAME} or \${NAME:-default}; write $\${ for a literal "\${"`,
+      `invalid reference ${what}: expected \${NAME} or \${NAME:-default}; write $\${ for a literal "\${"`,
     );
     return '';
   }
@@ -48,11 +56,14 @@ function resolveReference(body: string, closed: boolean, env: Env, errors: strin
   return value;
 }
 
-export function interpolateString(text: string, env: Env): InterpolationResult {
+/** The value with its references replaced; `shown` false keeps a malformed one out of the messages. */
+export function interpolateString(text: string, env: Env, shown = true): InterpolationResult {
   if (!text.includes('${')) return { value: text };
   const errors: string[] = [];
   const value = text.replace(REFERENCE, (match, body: string | undefined, close: string | undefined) =>
-    match === '$${' ? '${' : resolveReference(body ?? '', close === '}', env, errors),
+    match === '$${'
+      ? '${'
+      : resolveReference({ body: body ?? '', closed: close === '}', shown }, env, errors),
   );
   return errors.length === 0 ? { value } : { errors: [...new Set(errors)] };
 }
@@ -74,7 +85,7 @@ export function interpolateDocument(doc: Document, env: Env): InterpolationFailu
     } else if (isSeq(node)) {
       for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
     } else if (isScalar(node) && typeof node.value === 'string') {
-      const result = interpolateString(node.value, env);
+      const result = interpolateString(node.value, env, path[path.length - 1] !== 'password');
       if ('value' in result) node.value = result.value;
       else for (const message of result.errors) failures.push({ path, message });
     }

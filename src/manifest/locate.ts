@@ -30,7 +30,7 @@ export class Locator {
   constructor(
     private readonly doc: Document,
     private readonly lineCounter: LineCounter,
-    private readonly text: string,
+    readonly text: string,
     readonly file: string,
   ) {}
 

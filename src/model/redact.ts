@@ -1,10 +1,8 @@
 // Secrets must never reach an output, whatever the service echoes back: a 422 quoting the password,
 // an HTML error page repeating the Authorization header. Every text the tool writes (stdout, stderr,
 // log lines, saved plans, exported manifests) passes through one Redactor that knows the API key and
-// every password of the manifest, in every spelling they can take on the way: each character that is
-// not a letter or digit may come JSON-escaped (`\"`, `\u00e9`, escaped again inside a JSON log line),
-// as an HTML entity (`&amp;`, `&#039;`, `&#x27;`), URL- or form-encoded (`%26`, `+`), and a run of
-// whitespace may come folded into one space (an HTML page, an excerpt) or spelled otherwise.
+// every password of the manifest, in every spelling they can take on the way (redact-spellings.ts).
+import { base64Pattern, cutLength, secretPattern } from './redact-spellings.js';
 
 /**
  * Shorter secrets are masked only where they stand as a word of their own (not inside a longer run of
@@ -14,149 +12,161 @@
 export const MIN_SECRET_LENGTH = 4;
 export const REDACTED = '[redacted]';
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-/** A hexadecimal number in either case: 2f → 2[fF]. */
-function hex(n: number, width = 0): string {
-  return n
-    .toString(16)
-    .padStart(width, '0')
-    .replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
-}
-
-const NAMED_ENTITIES: Record<string, string> = {
-  '&': 'amp',
-  '<': 'lt',
-  '>': 'gt',
-  '"': 'quot',
-  "'": 'apos',
-  '\u00a0': 'nbsp',
-};
-const JSON_SHORT_ESCAPES: Record<string, string> = { '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
-/** Backslashes of one escape, escaped again up to twice (a JSON string inside a JSON log line). */
-const ESCAPE = '\\\\{1,4}';
-const utf8 = new TextEncoder();
-const spellings = new Map<string, string>();
-
-/**
- * The encoded spellings of one character (a code point) as regular expressions: `plain` ones, which may
- * stand after backslashes (a JSON string escaped again), and backslash `escapes`.
- */
-function encodings(char: string): { plain: string[]; escapes: string[] } {
-  const code = char.codePointAt(0) ?? 0;
-  const named = NAMED_ENTITIES[char];
-  const short = JSON_SHORT_ESCAPES[char];
-  const units = Array.from({ length: char.length }, (_, i) => char.charCodeAt(i));
-  return {
-    plain: [
-      `&#0*${code};`,
-      `&#[xX]0*${hex(code)};`,
-      ...(named ? [`&${named};`] : []),
-      [...utf8.encode(char)].map((byte) => `%${hex(byte, 2)}`).join(''),
-    ],
-    escapes: [
-      units.map((unit) => `${ESCAPE}u${hex(unit, 4)}`).join(''),
-      ...(short ? [`${ESCAPE}${short}`] : []),
-    ],
-  };
-}
-
-/**
- * One group of alternatives. The backslashes before a spelling are bounded, and no two alternatives
- * match the same text, so a long run of backslashes or spaces costs a few steps per character, not a
- * backtracking search.
- */
-const group = (plain: string[], escapes: string[]) =>
-  `(?:\\\\{0,3}(?:${plain.join('|')})|${escapes.join('|')})`;
-
-/** Every spelling of one character (a code point) as a regular expression. */
-function charSpellings(char: string): string {
-  if (/^[A-Za-z0-9]$/.test(char)) return char;
-  let pattern = spellings.get(char);
-  if (pattern === undefined) {
-    const { plain, escapes } = encodings(char);
-    pattern = group([escapeRegExp(char), ...plain], escapes);
-    spellings.set(char, pattern);
-  }
-  return pattern;
-}
-
-/** A run of whitespace: any whitespace, spelled any way, as often as it comes (folded or not). */
-function whitespaceRun(run: string): string {
-  const all = [...new Set([...' \t\n\r\u00a0', ...run])].map(encodings);
-  const plain = new Set(all.flatMap((spelling) => spelling.plain));
-  const escapes = new Set(all.flatMap((spelling) => spelling.escapes));
-  return `${group(['\\s', '\\+', ...plain], [...escapes])}+`;
-}
-
-/** A run of backslashes, escaped up to twice (each escaping doubles them), or encoded. */
-function backslashRun(run: string): string {
-  const { plain, escapes } = encodings('\\');
-  return `(?:\\\\{${run.length},${run.length * 4}}|${group(plain, escapes)}{${run.length}})`;
-}
-
-function secretPattern(secret: string): string {
-  return secret
-    .split(/(\s+|\\+)/u)
-    .filter((part) => part !== '')
-    .map((part) => {
-      if (/^\s/u.test(part)) return whitespaceRun(part);
-      if (part.startsWith('\\')) return backslashRun(part);
-      return [...part].map(charSpellings).join('');
-    })
-    .join('');
-}
-
 interface Secret {
   text: string;
-  /** Its longest run of letters and digits, which every spelling keeps as it is ('' when none). */
+  /**
+   * Its longest run of letters and digits (in lower case; within the start a cut may leave), which
+   * every spelling keeps as it is but for case and numeric entities ('' when none).
+   */
   anchor: string;
+  /**
+   * Every run of letters and digits of that start (in lower case): a text without numeric entities
+   * holds them all wherever it holds the secret, so a secret is tried only there. When thousands of
+   * secrets share an anchor (`Company2024-shop`, `Company2024-blog`), this keeps a line that holds it
+   * from being searched for each of them.
+   */
+  runs: string[];
   pattern: RegExp;
+  /** The same, with letters and digits as numeric entities too: compiled for a text with `&#`. */
+  entityPattern: () => RegExp;
+}
+
+/** Anchors are indexed by their first characters, this many of them. */
+const KEY_LENGTH = 4;
+/** Letters (either case) and digits as 1..36; 0 for any other character. */
+const BASE = 37;
+const KEYS = BASE ** KEY_LENGTH;
+
+function anchorCode(char: number): number {
+  if (char >= 48 && char <= 57) return char - 47;
+  if (char >= 97 && char <= 122) return char - 86;
+  if (char >= 65 && char <= 90) return char - 54;
+  return 0;
+}
+
+/** The value of the first `length` characters of `text` as a number in base 37. */
+function keyOf(text: string, length: number): number {
+  let key = 0;
+  for (let i = 0; i < length; i++) key = key * BASE + anchorCode(text.charCodeAt(i));
+  return key;
 }
 
 /**
- * Finds which secrets a text may hold, quickly: one search for all their anchors at once. At each
- * position it reports the longest anchor found there; the shorter ones found there are its prefixes.
+ * Finds which secrets a text may hold, quickly, whatever their number: one pass over the text keeps
+ * the value of its last four letters or digits, and only where an anchor starts with those is the
+ * anchor compared (in either case). Shorter anchors are looked up by value and length.
  */
 class AnchorIndex {
-  readonly #search: RegExp | undefined;
-  readonly #prefixes = new Map<string, string[]>();
+  readonly #byKey = new Map<number, string[]>();
+  readonly #keyed = new Uint8Array(KEYS);
+  readonly #short = new Map<number, string>();
 
   constructor(anchors: Iterable<string>) {
-    const all = new Set(anchors);
-    all.delete('');
-    for (const anchor of all) {
-      const prefixes = [...anchor].map((_, i) => anchor.slice(0, i + 1)).filter((p) => all.has(p));
-      this.#prefixes.set(anchor, prefixes);
+    for (const anchor of new Set(anchors)) {
+      if (anchor === '') continue;
+      if (anchor.length < KEY_LENGTH) {
+        this.#short.set(keyOf(anchor, anchor.length) * KEY_LENGTH + anchor.length, anchor);
+        continue;
+      }
+      const key = keyOf(anchor, KEY_LENGTH);
+      this.#keyed[key] = 1;
+      this.#byKey.set(key, [...(this.#byKey.get(key) ?? []), anchor]);
     }
-    const longestFirst = [...all].sort((a, b) => b.length - a.length);
-    this.#search = all.size > 0 ? new RegExp(`(?=(${longestFirst.join('|')}))`, 'g') : undefined;
   }
 
-  /** The anchors that occur in `text`. */
-  found(text: string): Set<string> {
-    const found = new Set<string>();
-    if (!this.#search) return found;
-    for (const match of text.matchAll(this.#search)) {
-      for (const prefix of this.#prefixes.get(match[1] ?? '') ?? []) found.add(prefix);
+  /** Adds the anchors that occur in `text` to `found`. */
+  find(text: string, found: Set<string>): void {
+    const short = this.#short.size > 0;
+    let window = 0;
+    let run = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = anchorCode(text.charCodeAt(i));
+      if (code === 0) {
+        run = 0;
+        window = 0;
+        continue;
+      }
+      run++;
+      window = (window * BASE + code) % KEYS;
+      if (short) this.#findShort(window, Math.min(run, KEY_LENGTH - 1), found);
+      if (run < KEY_LENGTH || this.#keyed[window] === 0) continue;
+      const start = i - KEY_LENGTH + 1;
+      for (const anchor of this.#byKey.get(window) ?? [])
+        if (startsAt(text, start, anchor)) found.add(anchor);
     }
-    return found;
+  }
+
+  /** The short anchors that end where `window` (the last characters' value) does. */
+  #findShort(window: number, longest: number, found: Set<string>): void {
+    for (let length = 1, size = BASE; length <= longest; length++, size *= BASE) {
+      const anchor = this.#short.get((window % size) * KEY_LENGTH + length);
+      if (anchor !== undefined) found.add(anchor);
+    }
   }
 }
 
-function compile(text: string): Secret {
-  const runs = text.match(/[A-Za-z0-9]+/g) ?? [];
-  const anchor = runs.reduce((longest, run) => (run.length > longest.length ? run : longest), '');
-  const pattern = secretPattern(text);
+/** Whether `anchor` (in lower case) stands in `text` at `start`, in either case. */
+function startsAt(text: string, start: number, anchor: string): boolean {
+  if (start + anchor.length > text.length) return false;
+  for (let k = KEY_LENGTH; k < anchor.length; k++) {
+    if (anchorCode(text.charCodeAt(start + k)) !== anchorCode(anchor.charCodeAt(k))) return false;
+  }
+  return true;
+}
+
+const runsOf = (text: string) => [
+  ...new Set((text.match(/[A-Za-z0-9]+/g) ?? []).map((run) => run.toLowerCase())),
+];
+const longest = (runs: string[]) =>
+  runs.reduce((found, run) => (run.length > found.length ? run : found), '');
+
+/** The secret itself, and its base64: each masked in every spelling. */
+function compile(text: string): Secret[] {
+  const cut = cutLength(text);
+  const short = text.length < MIN_SECRET_LENGTH;
   // A short secret is masked only where it stands alone (see MIN_SECRET_LENGTH).
-  const bounded =
-    text.length < MIN_SECRET_LENGTH ? `(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])` : pattern;
-  return { text, anchor, pattern: new RegExp(bounded, 'gu') };
+  const regex = (pattern: string) =>
+    new RegExp(short ? `(?<![\\p{L}\\p{N}])(?:${pattern})(?![\\p{L}\\p{N}])` : pattern, 'gu');
+  let entityPattern: RegExp | undefined;
+  const base64 = Buffer.from(text, 'utf8').toString('base64');
+  const base64Regex = regex(base64Pattern(text));
+  const runs = runsOf(cut === undefined ? text : [...text].slice(0, cut).join(''));
+  const base64Runs = runsOf(base64);
+  return [
+    {
+      text,
+      anchor: longest(runs),
+      runs,
+      pattern: regex(secretPattern(text, false)),
+      entityPattern: () => {
+        entityPattern ??= regex(secretPattern(text, true));
+        return entityPattern;
+      },
+    },
+    {
+      text: base64,
+      anchor: longest(base64Runs),
+      runs: base64Runs,
+      pattern: base64Regex,
+      entityPattern: () => base64Regex,
+    },
+  ];
+}
+
+/** Numeric HTML entities decoded, so that an anchor spelled with them is found too. */
+function decodeEntities(text: string): string {
+  return text.replace(
+    /&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?/g,
+    (entity, hex?: string, decimal?: string) => {
+      const code = hex === undefined ? Number(decimal) : Number.parseInt(hex, 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+    },
+  );
 }
 
 export class Redactor {
-  /** Each secret by its text. */
-  readonly #secrets = new Map<string, Secret>();
+  /** Each secret (and its base64) by the secret's text. */
+  readonly #secrets = new Map<string, Secret[]>();
   /** By anchor, longest secret first, so a secret that contains another is removed whole. */
   #byAnchor: Map<string, Secret[]> | undefined;
   #index: AnchorIndex | undefined;
@@ -177,16 +187,29 @@ export class Redactor {
     if (this.#secrets.size === 0) return text;
     const byAnchor = this.#byAnchorMap();
     this.#index ??= new AnchorIndex(byAnchor.keys());
+    const found = new Set<string>();
+    this.#index.find(text, found);
+    const entities = text.includes('&#');
+    if (entities) this.#index.find(decodeEntities(text), found);
+    const lower = entities ? undefined : text.toLowerCase();
     const candidates = [...(byAnchor.get('') ?? [])];
-    for (const anchor of this.#index.found(text)) candidates.push(...(byAnchor.get(anchor) ?? []));
+    for (const anchor of found) {
+      for (const secret of byAnchor.get(anchor) ?? []) {
+        if (lower === undefined || secret.runs.every((run) => lower.includes(run))) candidates.push(secret);
+      }
+    }
+    if (candidates.length === 0) return text;
     candidates.sort((a, b) => b.text.length - a.text.length);
-    return candidates.reduce((result, secret) => result.replace(secret.pattern, REDACTED), text);
+    return candidates.reduce(
+      (result, secret) => result.replace(entities ? secret.entityPattern() : secret.pattern, REDACTED),
+      text,
+    );
   }
 
   #byAnchorMap(): Map<string, Secret[]> {
     if (this.#byAnchor) return this.#byAnchor;
     const byAnchor = new Map<string, Secret[]>();
-    for (const secret of this.#secrets.values()) {
+    for (const secret of [...this.#secrets.values()].flat()) {
       const same = byAnchor.get(secret.anchor);
       if (same) same.push(secret);
       else byAnchor.set(secret.anchor, [secret]);

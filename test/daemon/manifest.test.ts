@@ -1,5 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  expectNoPasswordText,
+  manifestWithPassword,
+  UNREADABLE_PASSWORDS,
+} from '../helpers/unreadable-passwords.js';
 import { type Fixture, manifestText, saveByRename, startFixture } from './fixture.js';
 
 let fixture: Fixture | undefined;
@@ -95,6 +100,23 @@ describe('daemon: the last good manifest stays in force', () => {
     expect(await f.runAfter(invalid.run)).toMatchObject({ result: 'success', summary: { unchanged: 1 } });
     expect(f.sim.listWebsites().map((w) => w.domain)).toEqual(['a.example.com']);
   });
+
+  it.each(UNREADABLE_PASSWORDS)(
+    'a password YAML cannot read (%s): located in the logs and /readyz, never quoted',
+    async (_name, password) => {
+      const f = await startFixture({ manifest: GOOD });
+      fixture = f;
+      await f.runAfter(0);
+      await saveByRename(f.file, manifestWithPassword(password));
+      const invalid = await f.runAfter(1);
+      expect(invalid).toMatchObject({ result: 'invalid_manifest' });
+      expect(invalid.reason).toMatch(/websites\.yaml:5:15: error: websites\[0\]\.password: /);
+      const ready = await get(f, '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatch(/websites\.yaml:5:15: error: websites\[0\]\.password: /);
+      expectNoPasswordText([invalid.reason, ready.body, JSON.stringify(f.logs)].join('\n'), password);
+    },
+  );
 
   it('treats a deleted manifest as an error state, not a crash', async () => {
     const f = await startFixture({ manifest: GOOD });

@@ -279,6 +279,11 @@ const cases: Case[] = [
     ),
   },
   {
+    name: 'an alias whose anchor is not set: at the alias, not at the top of the file',
+    lines: ['version: 1', 'websites:', '  - domain: a.com', '    privacy: *nope'],
+    expected: error(4, 14, '', 'unresolved alias *nope: the anchor &nope must be set before the alias'),
+  },
+  {
     name: 'a listed domain that is also ignored',
     lines: [
       'version: 1',

@@ -1,0 +1,122 @@
+// A password that YAML cannot read as written (`password: *Secr3t` is an alias, `!Secr3t` a tag,
+// `|Secr3t` a block scalar header) fails before it is a value, so the Redactor cannot know it, and the
+// `yaml` library's messages quote the source text they stumbled on. So a problem located inside the
+// value of a `password:` key never takes the library's text: it says what YAML read there and where
+// the password is (the line and column its value starts at), never the value.
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { formatPath, type Path } from './locate.js';
+
+/** Where the value of one `password:` key is in the source, as offsets. */
+export interface PasswordSpan {
+  /** `websites[0].password`; just `password` for a line the YAML tree does not hold as a key. */
+  field: string;
+  /** The value's first character (or where it would be, after the colon and spaces). */
+  start: number;
+  /** Past the value and the rest of its first line. */
+  end: number;
+}
+
+const READ_AS: Record<string, string> = {
+  '*': 'an alias',
+  '&': 'an anchor',
+  '!': 'a tag',
+  '|': 'a block scalar header',
+  '>': 'a block scalar header',
+  '@': 'a reserved character',
+  '`': 'a reserved character',
+  '%': 'a directive',
+  '[': 'a list',
+  '{': 'a mapping',
+  '-': 'a list item',
+  '?': 'a mapping key',
+  '#': 'a comment',
+};
+const QUOTE_IT = "put the password in single quotes, writing a ' inside as ''";
+/** A `password:` key at the start of a line (after indentation and list dashes), quoted or not. */
+const PASSWORD_LINE = /^[ \t]*(?:-[ \t]+)*(["']?)password\1[ \t]*:(?=[ \t]|$)/gm;
+
+function lineEnd(text: string, from: number): number {
+  const end = text.indexOf('\n', from);
+  return end === -1 ? text.length : end;
+}
+
+/** The first offset from `from` that is not a space or tab. */
+function skipBlanks(text: string, from: number): number {
+  let at = from;
+  while (text[at] === ' ' || text[at] === '\t') at++;
+  return at;
+}
+
+function spanAfterKey(text: string, keyEnd: number, field: string, value: unknown): PasswordSpan {
+  const colon = text.indexOf(':', keyEnd);
+  const start = skipBlanks(text, colon === -1 ? keyEnd : colon + 1);
+  const valueEnd = (value as Node | null)?.range?.[2] ?? 0;
+  return { field, start, end: Math.max(valueEnd, lineEnd(text, start)) };
+}
+
+/** Every `password:` value of the text: those of the YAML tree, and any other line that starts so. */
+export function passwordSpans(doc: Document, text: string): PasswordSpan[] {
+  const spans: PasswordSpan[] = [];
+  const walk = (node: unknown, path: Path): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? String(pair.key.value) : '';
+        const keyEnd = (pair.key as Node | null)?.range?.[1];
+        if (key === 'password' && keyEnd !== undefined) {
+          spans.push(spanAfterKey(text, keyEnd, formatPath([...path, key]), pair.value));
+        } else walk(pair.value, [...path, key]);
+      }
+    } else if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
+    }
+  };
+  walk(doc.contents, []);
+  for (const match of text.matchAll(PASSWORD_LINE)) {
+    const span = spanAfterKey(text, match.index + match[0].length - 1, 'password', null);
+    if (!spans.some((known) => known.start === span.start)) spans.push(span);
+  }
+  return spans;
+}
+
+/** The span that holds `offset`, if any. */
+export function spanAt(spans: readonly PasswordSpan[], offset: number): PasswordSpan | undefined {
+  return spans.find((span) => offset >= span.start && offset <= span.end);
+}
+
+/** What is wrong with the password at `span`, from its first character only. */
+export function passwordMessage(text: string, span: PasswordSpan): string {
+  const first = text[span.start] ?? '';
+  const readAs = READ_AS[first];
+  if (readAs) {
+    return `an unquoted value starting with '${first}' is read by YAML as ${readAs}, not as text; ${QUOTE_IT}`;
+  }
+  if (first === '"' || first === "'") {
+    return `YAML cannot read this quoted value: it must end with the same quote, and nothing but a comment may follow; in "…" a backslash starts an escape, so ${QUOTE_IT} (the value is not shown)`;
+  }
+  return `YAML cannot read this value as written; ${QUOTE_IT} (the value is not shown)`;
+}
+
+/** Whether the password at `span` is written starting with a character YAML reads as syntax. */
+export function startsWithIndicator(text: string, span: PasswordSpan): boolean {
+  return READ_AS[text[span.start] ?? ''] !== undefined;
+}
+
+/** The first alias whose anchor is not set before it, and where it starts. */
+export function unresolvedAlias(doc: Document): { name: string; offset: number } | undefined {
+  let found: { name: string; offset: number } | undefined;
+  const walk = (node: unknown): void => {
+    if (found) return;
+    if (isAlias(node)) {
+      if (!node.resolve(doc)) found = { name: node.source, offset: node.range?.[0] ?? 0 };
+    } else if (isMap(node)) {
+      for (const pair of node.items) {
+        walk(pair.key);
+        walk(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return found;
+}
