@@ -64,7 +64,8 @@ shown, never written), ignore_fields: [email, ...] (never compared, shown or sen
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
 operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by
-the mass-delete guard; 130 / 143 stopped by SIGINT / SIGTERM (operations in flight finish first).
+the mass-delete guard, or a delete of a website protected by a state file the run could not use
+(kept aside as <state file>.discarded-<time>; restore it, or --force); 130 / 143 stopped by SIGINT / SIGTERM (operations in flight finish first).
 `;
 
 /** `COMMAND --help`: what the command does and the options it takes. */

@@ -1,5 +1,5 @@
 export { changesOf, computePlan, type PlanInput } from './compute.js';
-export { checkDeleteGuard } from './guard.js';
+export { checkDeleteGuard, checkDoubtfulDeletes, type DoubtfulProtections } from './guard.js';
 export { type Block, bulletList } from './markdown-fit.js';
 export {
   FORMAT_VERSION,

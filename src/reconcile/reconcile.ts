@@ -2,7 +2,14 @@ import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
 import { appendBackup, backupEntryOf, backupPathFor, checkBackupPath } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
-import { checkDeleteGuard, computePlan, type DeleteChange, type Plan, summarise } from '../plan/index.js';
+import {
+  checkDeleteGuard,
+  checkDoubtfulDeletes,
+  computePlan,
+  type DeleteChange,
+  type Plan,
+  summarise,
+} from '../plan/index.js';
 import {
   planFromSaved,
   type SavedPlanFile,
@@ -11,14 +18,8 @@ import {
   targetMismatch,
 } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import {
-  loadState,
-  lockState,
-  recordApplied,
-  recordLifecycle,
-  type StateData,
-  saveState,
-} from '../state/index.js';
+import { lockState, recordApplied, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import { readState } from './read-state.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -108,7 +109,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.
-  const [state, listed] = await Promise.all([
+  const [{ state, doubt }, listed] = await Promise.all([
     readState(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
@@ -125,7 +126,8 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   const remembered = (writes && recordAdopted(state, plan)) || lifecycle;
   const refused = force
     ? undefined
-    : checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty });
+    : (checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty }) ??
+      checkDoubtfulDeletes(plan, doubt));
   if (refused || options.dryRun || plan.changes.length === 0) {
     if (remembered) await saveState(options.statePath, state);
     return refused ? { plan, current, refused } : { plan, current };
@@ -207,17 +209,6 @@ function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteW
     const record = byId.get(change.id) ?? { id: change.id, domain: change.domain };
     await appendBackup(path, backupEntryOf(record, options.baseUrl, new Date((options.now ?? Date.now)())));
   };
-}
-
-async function readState(options: ReconcileOptions): Promise<StateData> {
-  const loaded = await loadState(options.statePath, options.baseUrl, options.secret);
-  if (loaded.discarded) {
-    options.logger.info(
-      { stage: 'state', path: options.statePath, reason: loaded.discarded },
-      'write-only fields will be resent once',
-    );
-  }
-  return loaded.state;
 }
 
 function planFrom(

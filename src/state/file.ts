@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
+import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { openPrivateFile, refuseNotRegular } from './private-file.js';
 import {
@@ -15,13 +16,19 @@ import {
 
 export interface LoadedState {
   state: StateData;
-  /** Why the file was not used, when it was not (missing, corrupt, another service). */
+  /** Why the file was not used, or not all of it (missing, corrupt, another service, bad entries). */
   discarded?: string;
+  /**
+   * The file exists and the tool cannot use it, or not all of it: it must not be overwritten (keepAside
+   * before the first save). `held` is what it holds, when it could be read at all.
+   */
+  unusable?: { reason: string; held?: HeldLifecycle; partial?: boolean };
 }
 
 /**
  * Missing, corrupt or foreign state is not an error: it means "unknown", so write-only fields are
- * sent once more and the run converges from there.
+ * sent once more and the run converges from there. An unusable file is reported as such (`unusable`),
+ * since it may hold protections the run cannot honour.
  */
 /** `secret` keys the fingerprints (derived from the API key; see fingerprintKey). */
 export async function loadState(path: string, baseUrl: string, secret: string): Promise<LoadedState> {
@@ -30,24 +37,55 @@ export async function loadState(path: string, baseUrl: string, secret: string): 
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return {
-      state: emptyState(baseUrl, secret),
-      discarded: code === 'ENOENT' ? 'no state file yet' : `unreadable (${code})`,
-    };
+    if (code === 'ENOENT') return { state: emptyState(baseUrl, secret), discarded: 'no state file yet' };
+    return unusable(emptyState(baseUrl, secret), `it cannot be read (${code})`);
   }
+  const held = inspectHeld(text);
   const parsed = parseState(text);
-  if (!parsed)
-    return { state: emptyState(baseUrl, secret), discarded: 'not a websites-sync state file (corrupt?)' };
-  if (parsed.base_url !== baseUrl) {
-    return {
-      state: emptyState(baseUrl, secret),
-      discarded: `it belongs to another service (${shownUrl(parsed.base_url)})`,
-    };
+  if (!parsed) return unusable(emptyState(baseUrl, secret), invalidReason(held), held);
+  if (!sameBaseUrl(parsed.data.base_url, baseUrl)) {
+    const reason = `it was written for ${shownUrl(parsed.data.base_url)}, not for this run's base URL ${shownUrl(baseUrl)}`;
+    return unusable(emptyState(baseUrl, secret), reason, held);
   }
-  return { state: { ...parsed, key: fingerprintKey(secret, parsed.salt) } };
+  const state = { ...parsed.data, key: fingerprintKey(secret, parsed.data.salt) };
+  if (parsed.dropped.length === 0) return { state };
+  const reason = `some of its entries cannot be read (${parsed.dropped.join(', ')})`;
+  return { state, discarded: reason, unusable: { reason, held, partial: true } };
 }
 
-function parseState(text: string): Omit<StateData, 'key'> | undefined {
+function unusable(state: StateData, reason: string, held?: HeldLifecycle): LoadedState {
+  return { state, discarded: reason, unusable: held ? { reason, held } : { reason } };
+}
+
+function invalidReason(held: HeldLifecycle): string {
+  if (held.version !== undefined && held.version !== STATE_VERSION) {
+    return `it is version ${JSON.stringify(held.version)} of the state format, and this websites-sync reads version ${STATE_VERSION}`;
+  }
+  return 'it is not a websites-sync state file (corrupt?)';
+}
+
+/**
+ * Two spellings of one service's URL (a trailing slash, the host's case, a default port) are the same
+ * service. Different hosts (`localhost`, `127.0.0.1`) are not: nothing says they reach the same one.
+ */
+export function sameBaseUrl(a: string, b: string): boolean {
+  const canonical = (url: string): string => {
+    try {
+      return new URL(url).href.replace(/\/+$/, '');
+    } catch {
+      return url;
+    }
+  };
+  return canonical(a) === canonical(b);
+}
+
+interface Parsed {
+  data: Omit<StateData, 'key'>;
+  /** What was dropped because it could not be read ("1 protection"). */
+  dropped: string[];
+}
+
+function parseState(text: string): Parsed | undefined {
   try {
     const data = JSON.parse(text) as Partial<StateData>;
     const valid =
@@ -59,14 +97,29 @@ function parseState(text: string): Omit<StateData, 'key'> | undefined {
       data.websites !== null;
     if (!valid) return undefined;
     const { protected: _p, pending_deletes: _d, key: _k, websites, ...rest } = data as StateData;
-    return {
+    const parsed = {
       ...rest,
       websites: readWebsiteEntries(websites),
       ...readLifecycleEntries(data as Record<string, unknown>),
     };
+    return { data: parsed, dropped: droppedEntries(data as Record<string, unknown>, parsed) };
   } catch {
     return undefined;
   }
+}
+
+function droppedEntries(raw: Record<string, unknown>, kept: Omit<StateData, 'key'>): string[] {
+  const count = (value: unknown): number => (isRecord(value) ? Object.keys(value).length : 0);
+  const present = (value: unknown): number => (value === undefined || isRecord(value) ? 0 : 1);
+  const dropped: Array<[number, string]> = [
+    [count(raw.protected) - count(kept.protected) + present(raw.protected), 'protection'],
+    [
+      count(raw.pending_deletes) - count(kept.pending_deletes) + present(raw.pending_deletes),
+      'pending delete',
+    ],
+    [count(raw.websites) - count(kept.websites), "website's fingerprints"],
+  ];
+  return dropped.filter(([n]) => n > 0).map(([n, what]) => `${what}: ${n} entr${n > 1 ? 'ies' : 'y'}`);
 }
 
 /**

@@ -1,4 +1,13 @@
-export { type LoadedState, loadState, saveState } from './file.js';
+export {
+  type HeldLifecycle,
+  inspectHeld,
+  isDoubtful,
+  keepAside,
+  keptCopies,
+  type ProtectionDoubt,
+  protectionsNotInForce,
+} from './discarded.js';
+export { type LoadedState, loadState, sameBaseUrl, saveState } from './file.js';
 export {
   isProtected,
   type LifecycleUpdate,

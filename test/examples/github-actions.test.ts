@@ -121,4 +121,56 @@ describe('examples/github-actions.yml', () => {
     expect(step('plan', 'Plan').run).toContain('--out plan.json');
     expect(step('apply', 'Apply').run).toContain('--once --plan plan.json');
   });
+
+  it('keeps the state and backup file on a branch, not in the evictable Actions cache', () => {
+    expect(text).not.toContain('actions/cache');
+    expect(text).not.toMatch(/lost[^\n]*all is well/);
+    expect(text).toContain('Losing it is NOT harmless');
+    for (const job of ['plan', 'apply', 'drift']) {
+      expect(workflow.jobs[job]?.steps.some((s) => s.name === 'Fetch the state')).toBe(true);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'websites-sync-state-branch-'));
+    const git = (cwd: string, ...args: string[]) =>
+      spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd,
+        encoding: 'utf8',
+      });
+    git(dir, 'init', '-q', '--bare', 'origin.git');
+    git(dir, 'clone', '-q', join(dir, 'origin.git'), 'work');
+    const work = join(dir, 'work');
+    writeFileSync(join(work, 'websites.yaml'), 'version: 1\n');
+    git(work, 'add', '.');
+    git(work, 'commit', '-q', '-m', 'manifest');
+    git(work, 'push', '-q', 'origin', 'HEAD');
+    const runIn = (name: string, job = 'apply') => {
+      const s = step(job, name);
+      const script = join(dir, 'step.sh');
+      writeFileSync(script, s.run ?? '');
+      const [command, ...args] = shellOf(s) as [string, ...string[]];
+      const env = { PATH: process.env.PATH, RUNNER_TEMP: dir, GITHUB_RUN_ID: '1', HOME: dir };
+      return spawnSync(command, [...args, script], { cwd: work, env, encoding: 'utf8' });
+    };
+    const branchFiles = () =>
+      git(dir, '--git-dir=origin.git', 'ls-tree', '--name-only', 'websites-sync-state').stdout.split('\n');
+
+    // A first run: no branch yet.
+    expect(runIn('Fetch the state').status).toBe(0);
+    writeFileSync(join(work, '.websites-sync/state.json'), '{"protected":{"7":{}}}\n');
+    writeFileSync(join(work, '.websites-sync/.websites-sync-deleted.jsonl'), '{"domain":"old"}\n');
+    writeFileSync(join(work, '.websites-sync/state.json.lock'), '123\n');
+    const saved = runIn('Keep the state for the next run');
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(branchFiles()).toEqual(['.websites-sync-deleted.jsonl', 'state.json', '']);
+
+    // The next run (a fresh checkout) gets them back, and its save follows the last commit.
+    spawnSync('rm', ['-rf', join(work, '.websites-sync'), join(dir, 'state-parent')]);
+    expect(runIn('Fetch the state', 'drift').status).toBe(0);
+    expect(readFileSync(join(work, '.websites-sync/state.json'), 'utf8')).toContain('"7"');
+    writeFileSync(join(work, '.websites-sync/state.json'), '{"protected":{"8":{}}}\n');
+    expect(runIn('Keep the state for the next run').status).toBe(0);
+    const log = git(dir, '--git-dir=origin.git', 'log', '--format=%s', 'websites-sync-state').stdout;
+    expect(log.trim().split('\n')).toHaveLength(2);
+    // Nothing changed: no new commit.
+    expect(runIn('Keep the state for the next run').status).toBe(0);
+  });
 });

@@ -51,4 +51,11 @@ describe('the Kubernetes example', () => {
     const seconds = (startupProbe?.periodSeconds ?? 0) * (startupProbe?.failureThreshold ?? 0);
     expect(seconds).toBeGreaterThanOrEqual(20 * 60);
   });
+
+  it('never calls losing the state safe: it holds protections and pending deletes', async () => {
+    const text = await readFile(new URL('examples/kubernetes/pvc.yaml', root), 'utf8');
+    expect(text).not.toMatch(/Losing it is\s+safe/);
+    expect(text).toContain('Losing it is NOT harmless');
+    expect(text).toMatch(/protect/);
+  });
 });

@@ -32,8 +32,12 @@ describe('state: protection and pending deletes', () => {
         },
       }),
     );
-    const { state, discarded } = await loadState(path, BASE, 'secret');
-    expect(discarded).toBeUndefined();
+    const { state, discarded, unusable } = await loadState(path, BASE, 'secret');
+    // The rest is used; the file is reported so that it is kept aside before it is rewritten.
+    expect(discarded).toBe(
+      'some of its entries cannot be read (protection: 1 entry, pending delete: 1 entry)',
+    );
+    expect(unusable?.partial).toBe(true);
     expect(state.protected).toEqual({ '7': { domain: 'a.example.com' }, x: { domain: 'b.example.com' } });
     expect(isProtected(state, 7)).toBe(true);
     expect(isProtected(state, 8)).toBe(false);
