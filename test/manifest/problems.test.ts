@@ -94,14 +94,16 @@ const cases: Case[] = [
     ),
   },
   {
-    name: 'a password written as a list',
-    lines: ['version: 1', 'websites:', '  - domain: a.com', '    privacy: password', '    password: [a, b]'],
-    expected: error(
-      5,
-      15,
-      'websites[0].password',
-      'must be a string (a list or a mapping is not a password)',
-    ),
+    name: 'a password written as a mapping',
+    lines: [
+      'version: 1',
+      'websites:',
+      '  - domain: a.com',
+      '    privacy: password',
+      '    password:',
+      '      a: b',
+    ],
+    expected: error(6, 7, 'websites[0].password', 'must be a string (a list or a mapping is not a password)'),
   },
   {
     name: 'missing version',
