@@ -1,7 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -10,29 +8,20 @@ import { Notifier } from '../../src/notify/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type Fixture, manifestText, metricValue, saveByRename, startFixture } from '../daemon/fixture.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { type Receiver, startReceiver as startHook } from '../helpers/receiver.js';
 
 // Notifications (issue 13 §6): a loopback webhook receiver gets one event per distinct event, none
 // with a secret, from --once and from the daemon.
 const PASSWORD = 'notify-secret-pw-42';
-let receiver: Server | undefined;
+let receiver: Receiver | undefined;
 let simulator: Simulator | undefined;
 let fixture: Fixture | undefined;
-const received: Array<Record<string, unknown>> = [];
+let received: Array<Record<string, unknown>> = [];
 
 async function startReceiver(): Promise<string> {
-  received.length = 0;
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      received.push(JSON.parse(body));
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((done) => receiver!.listen(0, '127.0.0.1', done));
-  return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startHook();
+  received = receiver.received;
+  return receiver.url;
 }
 
 afterEach(async () => {
@@ -40,7 +29,7 @@ afterEach(async () => {
   fixture = undefined;
   await simulator?.close();
   simulator = undefined;
-  await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
+  await receiver?.close();
   receiver = undefined;
 });
 
