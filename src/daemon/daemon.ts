@@ -179,6 +179,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const facts = factsOfRun(result, {
       // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift.
       resync: !triggers.includes('change') && !triggers.includes('start'),
+      // Observe mode applies nothing: it tells only the observed drift.
+      dryRun: this.#options.dryRun,
     });
     notifier.notifyRun(eventsOfRun(facts));
   }

@@ -50,10 +50,17 @@ export interface RunFacts {
   refused?: string;
   /** A periodic resync (the daemon's interval): changes it applies are drift corrected. */
   resync: boolean;
+  /** A dry run: it applied nothing and started no clock, so it tells only what it found. */
+  dryRun: boolean;
 }
 
+/**
+ * A run's events. A dry run did nothing a real run tells (no operation, no delete scheduled or due, no
+ * refusal: those are its plan and exit status), so of a dry run only the observed drift is told.
+ */
 export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   const { plan } = facts;
+  if (facts.dryRun) return driftObserved(plan.observed);
   const events: NotifyEvent[] = [];
   if (facts.refused) {
     events.push({

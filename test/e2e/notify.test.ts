@@ -93,6 +93,30 @@ describe('--notify-url with --once', () => {
     ]);
   });
 
+  it('a dry run tells only observed drift: no delete was scheduled and no run was refused', async () => {
+    const url = await startReceiver();
+    const olds = Array.from({ length: 12 }, (_, i) => ({ domain: `old${i}.example.com` }));
+    simulator = await startSimulator({
+      websites: [{ domain: 'keep.example.com' }, { domain: 'seen.example.com', email: true }, ...olds],
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-'));
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: seen.example.com\n    observe: true\n    email: false\n',
+    );
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    // Twelve deletes held back by a delay no dry run starts; then the same deletes at once, refused.
+    for (let run = 0; run < 2; run++) {
+      const dry = await runCli(['--once', '--dry-run', '--prune', '--delete-delay', '1h'], env);
+      expect(dry.stdout).toContain('12 delete(s) pending (delete_delay)');
+    }
+    expect((await runCli(['--once', '--dry-run', '--prune'], env)).code).toBe(3);
+    // It keeps nothing, so each dry run tells the observed drift the last real run did not.
+    expect(received.map((e) => e.event)).toEqual(['drift_observed', 'drift_observed', 'drift_observed']);
+    expect(received[0]).toMatchObject({ websites: ['seen.example.com'] });
+    expect(simulator.listWebsites()).toHaveLength(14);
+  });
+
   it('refuses plain http:// to another host', async () => {
     const run = await runCli(['--once', '--dry-run', '--notify-url', 'http://hooks.example.com/x'], {});
     expect(run.code).toBe(1);
@@ -116,6 +140,45 @@ describe('notifications from the daemon', () => {
     await f.runAfter(again.run, (r) => r.result === 'success');
     await notifier.flush();
     expect(received.map((e) => e.event)).toEqual(['manifest_invalid', 'manifest_valid']);
+  });
+});
+
+describe('notifications from the daemon in observe mode (--dry-run)', () => {
+  it('tells only observed drift: no delete was scheduled, no drift was corrected', async () => {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    let clock = Date.parse('2026-11-24T10:00:00Z');
+    const f = await startFixture({
+      manifest: [
+        'version: 1',
+        'prune: true',
+        'delete_delay: 1h',
+        'websites:',
+        '  - domain: a.example.com',
+        '    privacy: public',
+        '  - domain: seen.example.com',
+        '    observe: true',
+        '    email: false',
+        '',
+      ].join('\n'),
+      simulator: {
+        websites: [
+          { domain: 'a.example.com', privacy: 1 },
+          { domain: 'gone.example.com' },
+          { domain: 'seen.example.com', email: true },
+        ],
+      },
+      dryRun: true,
+      daemon: { notifier, now: () => clock },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    clock += 2 * 3_600_000;
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const resync = await f.runAfter(1);
+    expect(resync.summary).toMatchObject({ update: 1, pending_delete: 1 });
+    await notifier.flush();
+    expect(received.map((e) => [e.event, e.websites])).toEqual([['drift_observed', ['seen.example.com']]]);
   });
 });
 

@@ -155,7 +155,7 @@ async function notifyRun(config: Config, io: Io, logger: Logger, result: Reconci
     redact: (text) => io.redactor.redact(text),
     sent: await readSent(memory),
   });
-  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false })));
+  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
   if (config.dryRun) return;
   await writeSent(memory, notifier.sent()).catch((error: Error) =>
