@@ -160,7 +160,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       throw error;
     });
     this.#known.remember(result, manifest.desired);
-    this.#notifyRun(result, manifest, triggers);
+    this.#notifyRun(result, triggers);
     return this.#classify(result, logger);
   }
 
@@ -173,13 +173,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#wasValid = valid;
   }
 
-  #notifyRun(result: ReconcileResult, manifest: GoodManifest, triggers: Trigger[]): void {
+  #notifyRun(result: ReconcileResult, triggers: Trigger[]): void {
     const notifier = this.#options.notifier;
     if (!notifier) return;
     const facts = factsOfRun(result, {
       // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift.
       resync: !triggers.includes('change') && !triggers.includes('start'),
-      delayed: (this.#options.deleteDelayMs ?? manifest.desired.deleteDelayMs ?? 0) > 0,
+      // Observe mode applies nothing: it tells only the observed drift.
+      dryRun: this.#options.dryRun,
     });
     notifier.notifyRun(eventsOfRun(facts));
   }

@@ -1,6 +1,6 @@
 // What a run is worth telling someone about, as webhook events. Built from the run's outcome and plan
 // only (never from a secret), in one place for --once and the daemon.
-import { type Change, isResendOnly, type Plan } from '../plan/index.js';
+import { type Change, dueDeletes, isResendOnly, type Plan } from '../plan/index.js';
 
 export type NotifyKind =
   | 'drift_corrected'
@@ -24,8 +24,9 @@ export const RUN_KINDS: readonly NotifyKind[] = [
 
 export interface NotifyEvent {
   event: NotifyKind;
-  /** One line a Slack-compatible incoming webhook shows as the message. */
+  /** One line a Slack-compatible incoming webhook shows as the message (with the action, if any). */
   text: string;
+  /** The domains the event is about, always domains (what was done to them is in `text`). */
   websites: string[];
   /**
    * What else tells this event from an earlier one of its kind (the values that drifted): compared
@@ -49,18 +50,25 @@ export interface RunFacts {
   refused?: string;
   /** A periodic resync (the daemon's interval): changes it applies are drift corrected. */
   resync: boolean;
-  /** Whether the run works under a delete delay (its deletes were scheduled before they became due). */
-  delayed: boolean;
+  /** A dry run: it applied nothing and started no clock, so it tells only what it found. */
+  dryRun: boolean;
 }
 
+/**
+ * A run's events. A dry run did nothing a real run tells (no operation, no delete scheduled or due, no
+ * refusal: those are its plan and exit status), so of a dry run only the observed drift is told.
+ */
 export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   const { plan } = facts;
+  if (facts.dryRun) return driftObserved(plan.observed);
   const events: NotifyEvent[] = [];
   if (facts.refused) {
     events.push({
       event: 'refused',
       text: `websites-sync refused the run: ${facts.refused}`,
-      websites: plan.changes.map((c) => `${c.kind} ${c.domain}`),
+      // The websites of the plan, none of which was changed; what each would have had done is compared.
+      websites: plan.changes.map((c) => c.domain),
+      details: actionsOf(plan.changes),
     });
   }
   if (facts.failed.length > 0) {
@@ -70,27 +78,33 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
       websites: facts.failed,
     });
   }
-  if (facts.resync) events.push(...driftCorrected(facts.succeeded));
+  if (facts.resync) events.push(...driftCorrected(facts.succeeded, plan));
   events.push(...driftObserved(plan.observed), ...deleteEvents(facts));
   return events;
 }
 
 /**
- * Drift a resync corrected: only the operations that succeeded, and not the updates that only resent
- * write-only fields the service does not return (nothing was known to differ).
+ * Drift a resync corrected: only the operations that succeeded; not the updates that only resent
+ * write-only fields the service does not return (nothing was known to differ), nor the deletes that
+ * `delete_delay` held back until now (those are `delete_due`, told apart).
  */
-function driftCorrected(succeeded: readonly Change[]): NotifyEvent[] {
-  const drifted = succeeded.filter((c) => !isResendOnly(c));
+function driftCorrected(succeeded: readonly Change[], plan: Plan): NotifyEvent[] {
+  const due = new Set(dueDeletes(plan).map((c) => c.id));
+  const drifted = succeeded.filter((c) => !isResendOnly(c) && !(c.kind === 'delete' && due.has(c.id)));
   if (drifted.length === 0) return [];
-  const corrected = drifted.map((c) => `${c.kind} ${c.domain}`);
   return [
     {
       event: 'drift_corrected',
-      text: `websites-sync corrected drift on ${corrected.length} website(s): ${corrected.join(', ')}`,
-      websites: corrected,
+      text: `websites-sync corrected drift on ${drifted.length} website(s): ${actionsOf(drifted)}`,
+      websites: drifted.map((c) => c.domain),
       details: detailsOf(drifted),
     },
   ];
+}
+
+/** `update a.example.com, delete b.example.com`: what was (or was not) done, for an event's text. */
+function actionsOf(changes: readonly Change[]): string {
+  return changes.map((c) => `${c.kind} ${c.domain}`).join(', ');
 }
 
 /** Drift of `observe: true` websites: shown in plans and told, never applied. */
@@ -122,8 +136,8 @@ function deleteEvents(facts: RunFacts): NotifyEvent[] {
       websites: plan.pendingDeletes.map((p) => p.domain),
     });
   }
-  const due = plan.changes.filter((c) => c.kind === 'delete').map((c) => c.domain);
-  if (facts.delayed && due.length > 0 && !facts.refused) {
+  const due = dueDeletes(plan).map((c) => c.domain);
+  if (due.length > 0 && !facts.refused) {
     events.push({
       event: 'delete_due',
       text: `websites-sync: deletes now due: ${due.join(', ')}`,

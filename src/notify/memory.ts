@@ -1,14 +1,15 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 
-// What `--once` sent last, kept between invocations in a small file beside the state (hashes only, no
-// event's content), so a cron job that meets the same situation run after run tells it once.
+// What `--once` delivered last (the webhook answered 2xx), kept between invocations in a small file
+// beside the state (hashes only, no event's content), so a cron job that meets the same situation run
+// after run tells it once.
 
 /** The file beside the state file. */
 export function sentPathFor(statePath: string): string {
   return `${statePath}.notified`;
 }
 
-/** What the last run sent, per topic; nothing when the file is missing or not ours. */
+/** What the runs before delivered, per topic; nothing when the file is missing or not ours. */
 export async function readSent(path: string): Promise<Record<string, string>> {
   try {
     const data: unknown = JSON.parse(await readFile(path, 'utf8'));

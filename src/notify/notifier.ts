@@ -1,7 +1,10 @@
 // POSTs events to a webhook (`--notify-url`). Sending is bounded (a timeout, a few tries), never blocks
 // or fails a run, never carries a secret (every body passes the run's redactor), and the same event is
-// not sent twice in a row: the last event sent is remembered per topic (its kind), so a run that has
-// several things to tell sends each once while it stays the same, and again when it changes.
+// not sent twice in a row: the last event delivered is remembered per topic (its kind), so a run that
+// has several things to tell sends each once while it stays the same, and again when it changes. Only
+// a delivered event (the receiver answered 2xx) is remembered: one the receiver did not take (it was
+// unreachable, answered 5xx or 429 on every try, or refused it with another 4xx) is told again by the
+// next run, and meanwhile an event on its way is not queued a second time.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from 'undici';
@@ -20,8 +23,10 @@ export interface NotifierOptions {
 
 export class Notifier {
   readonly #options: NotifierOptions;
-  /** Per topic, the hash of the last event sent about it. */
+  /** Per topic, the hash of the last event delivered about it. */
   readonly #last: Map<string, string>;
+  /** Per topic, the hash of the event queued or being sent about it (not delivered yet). */
+  readonly #queued = new Map<string, string>();
   #pending: Promise<void> = Promise.resolve();
 
   constructor(options: NotifierOptions) {
@@ -29,24 +34,30 @@ export class Notifier {
     this.#last = new Map(Object.entries(options.sent ?? {}));
   }
 
-  /** Per topic, the hash of the last event sent about it: to hand to the next run's notifier. */
+  /** Per topic, the hash of the last event delivered about it: to hand to the next run's notifier. */
   sent(): Record<string, string> {
     return Object.fromEntries(this.#last);
   }
 
   /**
-   * Queues the events that differ from the last one sent about the same topic; returns at once.
-   * `flush` waits for them (bounded).
+   * Queues the events that differ from the last one delivered about the same topic and from the one
+   * on its way; returns at once. `flush` waits for them (bounded).
    */
   notify(events: readonly NotifyEvent[]): void {
     for (const event of events) {
       const topic = topicOf(event.event);
       const hash = createHash('sha256').update(JSON.stringify(event)).digest('hex');
-      if (this.#last.get(topic) === hash) continue;
-      this.#last.set(topic, hash);
+      if (this.#last.get(topic) === hash || this.#queued.get(topic) === hash) continue;
+      this.#queued.set(topic, hash);
       const { details: _compared, ...shown } = event;
       const body = this.#options.redact(JSON.stringify({ ...shown, at: new Date().toISOString() }));
-      this.#pending = this.#pending.then(() => this.#send(event.event, body));
+      this.#pending = this.#pending.then(async () => {
+        const delivered = await this.#send(event.event, body);
+        // Not remembered when the topic was forgotten or a newer event queued meanwhile.
+        if (this.#queued.get(topic) !== hash) return;
+        this.#queued.delete(topic);
+        if (delivered) this.#last.set(topic, hash);
+      });
     }
   }
 
@@ -56,7 +67,11 @@ export class Notifier {
    */
   notifyRun(events: readonly NotifyEvent[]): void {
     const told = new Set(events.map((event) => topicOf(event.event)));
-    for (const kind of RUN_KINDS) if (!told.has(topicOf(kind))) this.#last.delete(topicOf(kind));
+    for (const kind of RUN_KINDS) {
+      if (told.has(topicOf(kind))) continue;
+      this.#last.delete(topicOf(kind));
+      this.#queued.delete(topicOf(kind));
+    }
     this.notify(events);
   }
 
@@ -64,36 +79,38 @@ export class Notifier {
     return this.#pending;
   }
 
-  async #send(kind: string, body: string): Promise<void> {
+  /**
+   * Whether the receiver took the event (2xx). 5xx, 429 and a failed connection are tried again (a few
+   * tries in all); any other answer would only be the same again, so it ends the tries at once.
+   */
+  async #send(kind: string, body: string): Promise<boolean> {
     const { url, logger } = this.#options;
     const attempts = this.#options.attempts ?? 3;
+    const timeoutMs = this.#options.timeoutMs ?? 5_000;
+    let failure: Record<string, unknown> = {};
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         const response = await request(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body,
-          headersTimeout: this.#options.timeoutMs ?? 5_000,
-          bodyTimeout: this.#options.timeoutMs ?? 5_000,
-          signal: AbortSignal.timeout((this.#options.timeoutMs ?? 5_000) * 2),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs * 2),
         });
         await response.body.dump();
-        if (response.statusCode < 500 && response.statusCode !== 429) {
-          if (response.statusCode >= 400)
-            logger.warn(
-              { stage: 'notify', event: kind, status: response.statusCode },
-              'webhook refused the event',
-            );
-          return;
-        }
+        const status = response.statusCode;
+        if (status >= 200 && status < 300) return true;
+        failure = { status };
+        if (status < 500 && status !== 429) break;
       } catch (error) {
-        if (attempt === attempts) {
-          logger.warn(
-            { stage: 'notify', event: kind, err: String(error) },
-            'webhook unreachable; event dropped',
-          );
-        }
+        failure = { err: String(error) };
       }
     }
+    logger.warn(
+      { stage: 'notify', event: kind, ...failure },
+      'webhook did not take the event; the next run tells it again',
+    );
+    return false;
   }
 }

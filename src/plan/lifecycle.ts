@@ -66,3 +66,13 @@ export function observedDrift(change: UpdateChange, password: FieldVerdict): Upd
   const send = Object.fromEntries(Object.entries(change.send).filter(([field]) => kept.has(field)));
   return { ...change, send, fields };
 }
+
+/**
+ * The deletes of the plan that `delete_delay` held back and that are now due (their clock ran out), as
+ * opposed to deletes sent at once: the one answer for every caller, from the plan alone (a delay from
+ * the manifest or from `--delete-delay` alike), since every delete a delay applies to has its clock.
+ */
+export function dueDeletes(plan: Plan): DeleteChange[] {
+  const clocked = new Set(plan.remember.deleting.map((pending) => pending.id));
+  return plan.changes.filter((c): c is DeleteChange => c.kind === 'delete' && clocked.has(c.id));
+}

@@ -75,10 +75,7 @@ export function summariseOutcome(
 }
 
 /** What the notifications of a run are made of (`eventsOfRun`), for --once and the daemon alike. */
-export function factsOfRun(
-  result: ReconcileResult,
-  context: { resync: boolean; delayed: boolean },
-): RunFacts {
+export function factsOfRun(result: ReconcileResult, context: { resync: boolean; dryRun: boolean }): RunFacts {
   const outcomes = result.applied?.outcomes ?? [];
   const isFailed = (o: (typeof outcomes)[number]) => o.result === 'failed' || o.result === 'skipped';
   const failed = outcomes.filter(isFailed);

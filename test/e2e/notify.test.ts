@@ -1,7 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -10,29 +8,20 @@ import { Notifier } from '../../src/notify/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type Fixture, manifestText, metricValue, saveByRename, startFixture } from '../daemon/fixture.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { type Receiver, startReceiver as startHook } from '../helpers/receiver.js';
 
 // Notifications (issue 13 §6): a loopback webhook receiver gets one event per distinct event, none
 // with a secret, from --once and from the daemon.
 const PASSWORD = 'notify-secret-pw-42';
-let receiver: Server | undefined;
+let receiver: Receiver | undefined;
 let simulator: Simulator | undefined;
 let fixture: Fixture | undefined;
-const received: Array<Record<string, unknown>> = [];
+let received: Array<Record<string, unknown>> = [];
 
 async function startReceiver(): Promise<string> {
-  received.length = 0;
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      received.push(JSON.parse(body));
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((done) => receiver!.listen(0, '127.0.0.1', done));
-  return `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startHook();
+  received = receiver.received;
+  return receiver.url;
 }
 
 afterEach(async () => {
@@ -40,7 +29,7 @@ afterEach(async () => {
   fixture = undefined;
   await simulator?.close();
   simulator = undefined;
-  await new Promise((done) => (receiver ? receiver.close(done) : done(undefined)));
+  await receiver?.close();
   receiver = undefined;
 });
 
@@ -63,11 +52,14 @@ describe('--notify-url with --once', () => {
     expect(refused.code).toBe(3);
     expect(received.map((e) => e.event)).toEqual(['operation_failed', 'refused']);
     for (const event of received) expect(typeof event.text).toBe('string');
+    // `websites` holds domains, as in every event: the create that failed and the 12 deletes refused.
+    const olds = Array.from({ length: 12 }, (_, i) => `old${i}.example.com`);
+    expect([...(received[1]!.websites as string[])].sort()).toEqual([...olds, 'shop.example.com'].sort());
     expect(JSON.stringify(received)).not.toContain(PASSWORD);
     expect(JSON.stringify(received)).not.toContain(simulator.apiKey);
   });
 
-  it('tells a standing situation once across runs, and again when it changes; a dry run remembers nothing', async () => {
+  it('tells a standing situation once across runs, and again when it changes; a delete_delay from the manifest is told when due', async () => {
     const url = await startReceiver();
     simulator = await startSimulator({
       websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
@@ -86,14 +78,43 @@ describe('--notify-url with --once', () => {
     expect(received.map((e) => e.event)).toEqual(['delete_scheduled', 'delete_scheduled']);
     expect(received[1]?.websites).toHaveLength(2);
 
-    // A dry run tells what the last real run did not, and keeps nothing: the next dry run tells again.
-    await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
-    received.length = 0;
-    simulator!.createWebsite({ domain: 'new-unlisted.example.com' });
+    // A day passes (the state says since when, so time is moved there rather than waited for): the
+    // deletes the manifest's delete_delay held back are due, sent, and told as such.
+    const statePath = join(dir, 'state.json');
+    const state = JSON.parse(await readFile(statePath, 'utf8')) as Record<string, unknown>;
+    const pending = state.pending_deletes as Record<string, { since: string }>;
+    for (const entry of Object.values(pending))
+      entry.since = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await writeFile(statePath, JSON.stringify(state));
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(simulator!.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com']);
+    expect(received.slice(2)).toMatchObject([
+      { event: 'delete_due', websites: ['also-gone.example.com', 'gone.example.com'] },
+    ]);
+  });
+
+  it('a dry run tells only observed drift: no delete was scheduled and no run was refused', async () => {
+    const url = await startReceiver();
+    const olds = Array.from({ length: 12 }, (_, i) => ({ domain: `old${i}.example.com` }));
+    simulator = await startSimulator({
+      websites: [{ domain: 'keep.example.com' }, { domain: 'seen.example.com', email: true }, ...olds],
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-'));
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: seen.example.com\n    observe: true\n    email: false\n',
+    );
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    // Twelve deletes held back by a delay no dry run starts; then the same deletes at once, refused.
     for (let run = 0; run < 2; run++) {
-      expect((await runCli(['--once', '--dry-run', '--prune', '--delete-delay', '1h'], env)).code).toBe(0);
+      const dry = await runCli(['--once', '--dry-run', '--prune', '--delete-delay', '1h'], env);
+      expect(dry.stdout).toContain('12 delete(s) pending (delete_delay)');
     }
-    expect(received.map((e) => e.event)).toEqual(['delete_scheduled', 'delete_scheduled']);
+    expect((await runCli(['--once', '--dry-run', '--prune'], env)).code).toBe(3);
+    // It keeps nothing, so each dry run tells the observed drift the last real run did not.
+    expect(received.map((e) => e.event)).toEqual(['drift_observed', 'drift_observed', 'drift_observed']);
+    expect(received[0]).toMatchObject({ websites: ['seen.example.com'] });
+    expect(simulator.listWebsites()).toHaveLength(14);
   });
 
   it('refuses plain http:// to another host', async () => {
@@ -119,6 +140,45 @@ describe('notifications from the daemon', () => {
     await f.runAfter(again.run, (r) => r.result === 'success');
     await notifier.flush();
     expect(received.map((e) => e.event)).toEqual(['manifest_invalid', 'manifest_valid']);
+  });
+});
+
+describe('notifications from the daemon in observe mode (--dry-run)', () => {
+  it('tells only observed drift: no delete was scheduled, no drift was corrected', async () => {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    let clock = Date.parse('2026-11-24T10:00:00Z');
+    const f = await startFixture({
+      manifest: [
+        'version: 1',
+        'prune: true',
+        'delete_delay: 1h',
+        'websites:',
+        '  - domain: a.example.com',
+        '    privacy: public',
+        '  - domain: seen.example.com',
+        '    observe: true',
+        '    email: false',
+        '',
+      ].join('\n'),
+      simulator: {
+        websites: [
+          { domain: 'a.example.com', privacy: 1 },
+          { domain: 'gone.example.com' },
+          { domain: 'seen.example.com', email: true },
+        ],
+      },
+      dryRun: true,
+      daemon: { notifier, now: () => clock },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    clock += 2 * 3_600_000;
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const resync = await f.runAfter(1);
+    expect(resync.summary).toMatchObject({ update: 1, pending_delete: 1 });
+    await notifier.flush();
+    expect(received.map((e) => [e.event, e.websites])).toEqual([['drift_observed', ['seen.example.com']]]);
   });
 });
 
@@ -216,8 +276,10 @@ describe('notifications from the daemon: one per distinct event', () => {
     await notifier.flush();
     expect(received.map((e) => [e.event, e.websites])).toEqual([
       ['operation_failed', ['a.example.com']],
-      ['drift_corrected', ['update b.example.com']],
+      ['drift_corrected', ['b.example.com']],
     ]);
+    // `websites` holds domains, as in every event; what was done is in the text.
+    expect(received[1]!.text).toBe('websites-sync corrected drift on 1 website(s): update b.example.com');
 
     // Only the failing correction is left, and it fails again: no drift was corrected.
     f.sim.updateWebsite(b!.id, { privacy: 0 });
@@ -226,5 +288,43 @@ describe('notifications from the daemon: one per distinct event', () => {
     expect(failed.outcomes.map((o) => `${o.domain} ${o.result}`)).toEqual(['a.example.com failed']);
     await notifier.flush();
     expect(received.filter((e) => e.event === 'drift_corrected')).toHaveLength(1);
+  });
+
+  it('tells a delete that delete_delay held back as due, not as corrected drift', async () => {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    let clock = Date.parse('2026-11-24T10:00:00Z');
+    const f = await startFixture({
+      manifest: manifestText(
+        [{ domain: 'a.example.com', privacy: 'public' }],
+        'prune: true\ndelete_delay: 1h\n',
+      ),
+      simulator: { websites: [{ domain: 'a.example.com' }, { domain: 'gone.example.com' }] },
+      daemon: { notifier, now: () => clock },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    await notifier.flush();
+    expect(received.map((e) => e.event)).toEqual(['delete_scheduled']);
+
+    // Two hours later a resync finds the delete due and a.example.com drifted: each told as what it is.
+    clock += 2 * 3_600_000;
+    const a = f.sim.listWebsites().find((w) => w.domain === 'a.example.com')!;
+    f.sim.updateWebsite(a.id, { privacy: 1 });
+    f.signals.emit('SIGHUP', 'SIGHUP');
+    const due = await f.runAfter(1);
+    expect(due.outcomes.map((o) => `${o.action} ${o.domain} ${o.result}`).sort()).toEqual([
+      'delete gone.example.com deleted',
+      'update a.example.com updated',
+    ]);
+    await notifier.flush();
+    expect(received.slice(1).map((e) => [e.event, e.websites, e.text])).toEqual([
+      [
+        'drift_corrected',
+        ['a.example.com'],
+        'websites-sync corrected drift on 1 website(s): update a.example.com',
+      ],
+      ['delete_due', ['gone.example.com'], 'websites-sync: deletes now due: gone.example.com'],
+    ]);
   });
 });

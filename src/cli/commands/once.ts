@@ -146,7 +146,8 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
 
 /**
  * `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). What was
- * sent is kept beside the state, so the next run does not tell the same again; a dry run keeps nothing.
+ * delivered is kept beside the state, so the next run does not tell the same again; a dry run keeps
+ * nothing.
  */
 async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
   if (!config.notifyUrl) return;
@@ -157,8 +158,7 @@ async function notifyRun(config: Config, io: Io, logger: Logger, result: Reconci
     redact: (text) => io.redactor.redact(text),
     sent: await readSent(memory),
   });
-  const delayed = (config.deleteDelayMs ?? 0) > 0 || result.plan.pendingDeletes.length > 0;
-  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, delayed })));
+  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
   if (config.dryRun) return;
   await writeSent(memory, notifier.sent()).catch((error: Error) =>
