@@ -33,13 +33,17 @@ function extractHost(input: string, glob: boolean): string {
   return host.replace(/:\d*$/, '');
 }
 
+const IDEOGRAPHIC_STOPS = /[\u3002\uff0e\uff61]/g;
+
 /**
  * Which website a name is, in one spelling: trimmed, trailing dots removed, lower-case, punycode when
  * the name converts (else the lower-cased name as it is, a path or a query included). Idempotent: a
  * name and its key are the same website (`x..` is `x`, as `x.` is).
  */
 export function domainKey(domain: string): string {
-  const trimmed = domain.trim();
+  // The full stops IDNA reads as dots (。．｡) are dots here too, before trailing ones are removed:
+  // otherwise `x.com。` would key as `x.com.` and that, keyed again, as `x.com`.
+  const trimmed = domain.trim().replace(IDEOGRAPHIC_STOPS, '.');
   const bare = trimmed.endsWith('.') ? trimmed.replace(/\.+$/, '') : trimmed;
   // One dot of `x.1.` stays: the service accepts that name and would refuse `x.1`.
   const name =

@@ -188,3 +188,22 @@ describe('canonicalDomain', () => {
     expect(canonicalDomain(name)).toEqual({ domain: name, warnings: [] });
   });
 });
+
+describe('websiteKey', () => {
+  it('is a fixed point: a key keyed again is the same website, whatever dots the name holds', () => {
+    const random = prng(7);
+    const pieces = ['shop', 'Bücher', 'www', 'x', '1', '.', '。', '．', '｡', '..', '-', 'example', 'com'];
+    for (let i = 0; i < 5_000; i++) {
+      const length = 1 + Math.floor(random() * 7);
+      const name = Array.from({ length }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      const key = websiteKey(name);
+      expect(websiteKey(key), name).toBe(key);
+    }
+  });
+
+  it('reads the full stops IDNA reads as dots as dots, a trailing one too', () => {
+    expect(websiteKey('shop.example.com。')).toBe('shop.example.com');
+    expect(websiteKey('shop．example．com')).toBe('shop.example.com');
+    expect(canonicalDomain('shop.example.com｡')).toMatchObject({ domain: 'shop.example.com' });
+  });
+});
