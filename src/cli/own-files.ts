@@ -1,7 +1,7 @@
-import { readlink, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { backupPathFor } from '../backup/index.js';
 import { sentPathFor } from '../notify/index.js';
+import { whereItLands } from '../state/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -9,19 +9,6 @@ import { UsageError } from './errors.js';
 // never the target of an output file, by any path: a symlink, a hard link or `..` to one of them is the
 // same file, and writing a plan or an export over it would lose what it remembers (protections,
 // pending deletes, the settings of deleted websites).
-
-/** Where a write to `path` lands: the real path of the file, or of the one a (dangling) link creates. */
-async function whereItLands(path: string, hops = 0): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch {
-    // Absent, or a link to an absent file: a write would create the link's target.
-  }
-  const link = await readlink(path).catch(() => undefined);
-  if (link !== undefined && hops < 40) return whereItLands(resolve(dirname(path), link), hops + 1);
-  const parent = await realpath(dirname(path)).catch(() => resolve(dirname(path)));
-  return join(parent, basename(path));
-}
 
 async function sameFile(a: string, b: string): Promise<boolean> {
   if ((await whereItLands(a)) === (await whereItLands(b))) return true;

@@ -1,5 +1,6 @@
 import { chmod, constants, copyFile, link, readdir, readFile, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
 
 // A state file the tool cannot use (corrupt, another base URL, another version, entries it cannot
@@ -79,7 +80,9 @@ const KEPT = '.discarded-';
  * there: a hard link (which fails rather than overwrites), or a copy made exclusively where links are
  * not supported. Returns where it went.
  */
-export async function keepAside(path: string, now: Date): Promise<string> {
+export async function keepAside(given: string, now: Date): Promise<string> {
+  // The file itself, not a symlink to it: the copy must hold what the file held.
+  const path = await whereItLands(given);
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   for (let attempt = 1; ; attempt += 1) {
     const target = `${path}${KEPT}${stamp}${attempt > 1 ? `-${attempt}` : ''}`;
@@ -103,7 +106,8 @@ export async function keepAside(path: string, now: Date): Promise<string> {
 }
 
 /** The copies kept aside beside `path` by earlier runs, with what each holds. */
-export async function keptCopies(path: string): Promise<Array<{ path: string; held?: HeldLifecycle }>> {
+export async function keptCopies(given: string): Promise<Array<{ path: string; held?: HeldLifecycle }>> {
+  const path = await whereItLands(given);
   const prefix = `${basename(path)}${KEPT}`;
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   const kept = names.filter((name) => name.startsWith(prefix)).sort();

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
-import { openPrivateFile, refuseNotRegular } from './private-file.js';
+import { openPrivateFile, refuseNotRegular, whereItLands } from './private-file.js';
 import {
   byId,
   emptyState,
@@ -151,7 +151,9 @@ function isWebsiteState(entry: unknown): entry is WebsiteState {
 }
 
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
-export async function saveState(path: string, state: StateData): Promise<void> {
+export async function saveState(givenPath: string, state: StateData): Promise<void> {
+  // Through a symlink to the file it names: the rename would replace the link itself.
+  const path = await whereItLands(givenPath);
   // The rename would replace a device, a FIFO or a socket there with a regular file.
   await refuseNotRegular(path, (problem) => `cannot save the state: ${path} ${problem}`);
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);

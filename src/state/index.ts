@@ -16,5 +16,11 @@ export {
   recordLifecycle,
 } from './lifecycle.js';
 export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
-export { notRegular, notRegularMessage, openPrivateFile, refuseNotRegular } from './private-file.js';
+export {
+  notRegular,
+  notRegularMessage,
+  openPrivateFile,
+  refuseNotRegular,
+  whereItLands,
+} from './private-file.js';
 export * from './state.js';

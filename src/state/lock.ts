@@ -4,9 +4,8 @@
 // lock whose process is gone is taken over. Creating it also proves, before the first change is sent,
 // that the state's directory is writable.
 import { open, readFile, stat, unlink } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { StateLockError } from './lock-error.js';
-import { refuseNotRegular } from './private-file.js';
+import { refuseNotRegular, whereItLands } from './private-file.js';
 
 export { StateLockError };
 
@@ -31,7 +30,8 @@ const heldHere = new Set<string>();
 
 export async function lockState(path: string, options: LockOptions = {}): Promise<StateLock> {
   await checkStatePath(path);
-  const lockPath = resolve(`${path}.lock`);
+  // Beside the file the state is written to: a link and its target are one state, with one lock.
+  const lockPath = `${await whereItLands(path)}.lock`;
   // Read to learn its owner: a FIFO there would block that read forever.
   await refuseNotRegular(lockPath, (problem) => `the state's lock file ${lockPath} ${problem}; remove it`);
   const deadline = Date.now() + (options.waitMs ?? 5_000);

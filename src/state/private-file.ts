@@ -1,5 +1,6 @@
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { StateLockError } from './lock-error.js';
 
 // Every file the tool writes the account's settings to (the state, the backups of deleted websites, a
@@ -63,4 +64,22 @@ export async function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<F
     throw error;
   }
   return handle;
+}
+
+/**
+ * Where a write to `path` lands: the real path of the file, or, through a link to a file not yet
+ * there, of the file the link names. The state is written there (a rename onto a symlink would replace
+ * the link, leaving its target, a volume say, without what the run remembered), and locked there, so
+ * two spellings of one file (a link and its target) are one state.
+ */
+export async function whereItLands(path: string, hops = 0): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    // Absent, or a link to an absent file.
+  }
+  const link = await readlink(path).catch(() => undefined);
+  if (link !== undefined && hops < 40) return whereItLands(resolve(dirname(path), link), hops + 1);
+  const parent = await realpath(dirname(path)).catch(() => resolve(dirname(path)));
+  return join(parent, basename(path));
 }

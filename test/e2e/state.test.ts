@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,33 @@ describe('the state file', () => {
     expect(run.code, run.stderr).toBe(0);
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(again.code).toBe(0);
+  });
+
+  it('a state file reached through a symlink is written where it is, so what it protects stays protected', async () => {
+    const volume = join(dir, 'volume');
+    await mkdir(volume);
+    const real = join(volume, 'state.json');
+    const link = join(dir, 'state-link.json');
+    await writeFile(real, '{}\n');
+    await symlink(real, link);
+    const runEnv = { ...env, WEBSITES_SYNC_STATE_FILE: link };
+    await writeFile(
+      env.WEBSITES_SYNC_MANIFEST as string,
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    protect: true\n  - domain: b.example.com\n',
+    );
+    expect((await runCli(['--once'], runEnv)).code).toBe(0);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    const id = simulator.listWebsites().find((w) => w.domain === 'a.example.com')?.id;
+    expect(JSON.parse(await readFile(real, 'utf8'))).toMatchObject({ protected: { [String(id)]: {} } });
+
+    await writeFile(
+      env.WEBSITES_SYNC_MANIFEST as string,
+      'version: 1\nprune: true\nwebsites:\n  - domain: b.example.com\n',
+    );
+    const pruned = await runCli(['--once'], runEnv);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('a.example.com');
   });
 
   it('a lock left by a run that died is taken over', async () => {
