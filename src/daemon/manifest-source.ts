@@ -59,8 +59,10 @@ export class ManifestSource {
     if (read.hash === this.#hash) return { changed: false };
     this.#hash = read.hash;
     // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
-    const result =
-      read.bytes === undefined
+    const cut = read.bytes && midLine(this.#file, read.bytes);
+    const result = cut
+      ? { desired: undefined, problems: [cut] }
+      : read.bytes === undefined
         ? await loadManifest(this.#file, this.#env)
         : parseManifestBytes(read.bytes, { file: this.#file, env: this.#env });
     const errors = result.problems.filter((p) => p.severity === 'error');
@@ -111,6 +113,26 @@ function locationOf(problem: Problem) {
     line: problem.line,
     column: problem.column,
     field: problem.field,
+  };
+}
+
+/**
+ * A file that does not end with a line break was most likely caught while being written (an editor or
+ * a copy writing in place): applied as it is, a domain cut short (`s12.example.c`) would be created and
+ * its website, with prune, deleted. Such a file waits until it ends with one.
+ */
+function midLine(file: string, bytes: Uint8Array): Problem | undefined {
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return undefined;
+  const text = new TextDecoder().decode(bytes);
+  const lines = text.split('\n');
+  return {
+    severity: 'error',
+    file,
+    line: lines.length,
+    column: (lines.at(-1)?.length ?? 0) + 1,
+    field: '',
+    message:
+      'the file does not end with a line break: it may be being written, so nothing from it is applied until it does (write the manifest in one step, e.g. by a rename, and end it with a line break)',
   };
 }
 

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   expectNoPasswordText,
@@ -117,6 +117,31 @@ describe('daemon: the last good manifest stays in force', () => {
       expectNoPasswordText([invalid.reason, ready.body, JSON.stringify(f.logs)].join('\n'), password);
     },
   );
+
+  it('applies nothing from a file caught mid-line while being written, and applies it once complete', async () => {
+    const f = await startFixture({ manifest: `prune: true\n${GOOD}` });
+    fixture = f;
+    await f.runAfter(0);
+    f.sim.clearRequests();
+    // Written in place, cut inside the last domain: as it is, it would create s.example.c.
+    const complete = `prune: true\n${manifestText([{ domain: 'a.example.com' }, { domain: 's.example.com' }])}`;
+    await writeFile(f.file, complete.slice(0, -4));
+    const cut = await f.runAfter(1);
+    expect(cut).toMatchObject({ triggers: ['change'], result: 'invalid_manifest' });
+    expect(cut.reason).toMatch(/does not end with a line break/);
+    expect(writes(f)).toEqual([]);
+    expect((await get(f, '/readyz')).status).toBe(503);
+
+    await writeFile(f.file, complete);
+    await f.runAfter(cut.run, (r) => r.result === 'success');
+    expect(
+      f.sim
+        .listWebsites()
+        .map((w) => w.domain)
+        .sort(),
+    ).toEqual(['a.example.com', 's.example.com']);
+    expect(writes(f).filter((w) => w.method === 'DELETE')).toEqual([]);
+  });
 
   it('treats a deleted manifest as an error state, not a crash', async () => {
     const f = await startFixture({ manifest: GOOD });
