@@ -142,12 +142,23 @@ describe('examples/github-actions.yml', () => {
     git(work, 'add', '.');
     git(work, 'commit', '-q', '-m', 'manifest');
     git(work, 'push', '-q', 'origin', 'HEAD');
+    let clock = 1_800_000_000;
     const runIn = (name: string, job = 'apply') => {
       const s = step(job, name);
       const script = join(dir, 'step.sh');
       writeFileSync(script, s.run ?? '');
       const [command, ...args] = shellOf(s) as [string, ...string[]];
-      const env = { PATH: process.env.PATH, RUNNER_TEMP: dir, GITHUB_RUN_ID: '1', HOME: dir };
+      // Each step a minute after the last, as in a real job: a commit made again is a new commit.
+      clock += 60;
+      const date = `@${clock} +0000`;
+      const env = {
+        PATH: process.env.PATH,
+        RUNNER_TEMP: dir,
+        GITHUB_RUN_ID: '1',
+        HOME: dir,
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+      };
       return spawnSync(command, [...args, script], { cwd: work, env, encoding: 'utf8' });
     };
     const branchFiles = () =>
