@@ -4,6 +4,7 @@
 import picomatch from 'picomatch';
 import { domainKey, nameOf, storedKeyOf, toAscii } from './domain.js';
 import { storedKey, websiteKey } from './identity.js';
+import { serviceSchemesRemoved } from './service-domain.js';
 
 /**
  * A pattern in the canonical spelling of domains, exactly as a listed domain of the same text is
@@ -40,10 +41,26 @@ export interface IgnoreRules {
   matchAll(domain: string): number[];
 }
 
+/**
+ * The forms a pattern matches in: its canonical spelling, and, when a glob stands in what a domain
+ * would lose (a path: `example.com/*`), the text as written too, lower-cased and without its scheme,
+ * so the glob is not cut off with the path. A name either form matches is protected.
+ */
+function patternForms(pattern: string): string[] {
+  const canonical = canonicalPattern(pattern);
+  const whole = serviceSchemesRemoved(pattern.trim());
+  const path = whole.search(/[/?#]/);
+  const keepsPath = path !== -1 && /[*?[{]/.test(whole.slice(path + 1));
+  return keepsPath && whole !== canonical ? [canonical, whole] : [canonical];
+}
+
 export function compileIgnore(patterns: readonly string[]): IgnoreRules {
-  const tests = patterns.map((pattern) =>
-    picomatch(flat(canonicalPattern(pattern)), { flags: 'is', dot: true, windows: false }),
-  );
+  const tests = patterns.map((pattern) => {
+    const forms = patternForms(pattern).map((form) =>
+      picomatch(flat(form), { flags: 'is', dot: true, windows: false }),
+    );
+    return (name: string) => forms.some((test) => test(name));
+  });
   const names = (domain: string): string[] => {
     const key = flat(websiteKey(domain));
     const stored = flat(storedKey(domain));

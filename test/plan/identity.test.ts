@@ -65,6 +65,22 @@ describe('a pattern is read exactly as a listed domain', () => {
     expect(compileIgnore(['*.1.']).match('x.1')).toBe(-1);
   });
 
+  it('a glob in the path part of a pattern is kept: example.com/* protects example.com/index.html', () => {
+    for (const pattern of [
+      'example.com/*',
+      'https://Example.com/**',
+      'example.com/index.*',
+      'example.com/index.htm?',
+    ]) {
+      expect({ pattern, match: compileIgnore([pattern]).match('example.com/index.html') }).toEqual({
+        pattern,
+        match: 0,
+      });
+    }
+    // As before, the host it names is protected too.
+    expect(compileIgnore(['example.com/*']).match('example.com')).toBe(0);
+  });
+
   it('every pattern without glob characters canonicalises as the same text listed', () => {
     const random = prng(11);
     const chars = ['a', 'W', 'w', '.', '.', '/', '#', ':', '_', ' ', '-', '1', 'ü', '%', 'h', 't', 'p', 's'];
