@@ -116,8 +116,9 @@ function websiteEntry(entry: ExportedEntry, variables: Record<string, string>): 
   const values: Record<string, unknown> = { domain: entry.name };
   for (const field of SETTING_FIELDS) {
     const value = record[field];
-    // Unreturned fields are left out (see annotate); so are values the service would set anyway.
-    if (value === undefined || sameValue(value, SERVICE_CREATE_DEFAULTS[field])) continue;
+    // Unreturned and unset (null) fields are left out (see annotate); so are values the service would
+    // set anyway. A null written out would not validate.
+    if (value === undefined || value === null || sameValue(value, SERVICE_CREATE_DEFAULTS[field])) continue;
     values[field] = field === 'privacy' ? PRIVACY_NAMES[record.privacy!] : value;
   }
   // Every value from the account reads back as itself; the password is a reference, on purpose.
@@ -141,7 +142,16 @@ function annotate(
   const missing = SETTING_FIELDS.filter(
     (field) => entry.record[field] === undefined && !noted.includes(field),
   );
-  if (missing.length > 0) map.comment = unreturnedNote(missing, 'this website');
+  const unset = SETTING_FIELDS.filter((field) => entry.record[field] === null);
+  const notes = [
+    ...(missing.length > 0 ? [unreturnedNote(missing, 'this website')] : []),
+    ...(unset.length > 0
+      ? [
+          ` ${unset.join(', ')}: not set on the service (null); the first apply sets ${unset.length > 1 ? 'them' : 'it'} to what this\n entry says (the default when left out).`,
+        ]
+      : []),
+  ];
+  if (notes.length > 0) map.comment = notes.join('\n');
 }
 
 /**

@@ -71,6 +71,14 @@ describe('exportManifest', () => {
     ]);
   });
 
+  it('leaves out fields the service holds as null (not set), says so, and stays valid', () => {
+    const unset = [remoteSite(4, 'unset.example.com', { privacy: null, email: null })];
+    const { text } = exportManifest(unset, OPTIONS);
+    expect(text).not.toMatch(/: null/);
+    expect(text).toContain('privacy, email: not set on the service (null)');
+    expect(parseManifest(text, { file: 'websites.yaml', env: {} }).problems).toEqual([]);
+  });
+
   it('exports a field the deployment does return, and notes one only some records lack', () => {
     const { text } = exportManifest(
       [remoteSite(1, 'a.example.com', { exclude_params: ['fbclid'] }), remoteSite(2, 'b.example.com')],
