@@ -214,7 +214,7 @@ export const OPTION_TABLE = {
     env: 'WEBSITES_SYNC_LOG_LEVEL',
     arg: 'LEVEL',
     help: LOG_LEVELS.join(', '),
-    defaultNote: 'info; warn for --once on a terminal',
+    defaultNote: 'info; warn for --once with pretty logs (a terminal, or --log-format pretty)',
     read: oneOf(LOG_LEVELS, 'a level'),
     commands: CONNECTS,
   },

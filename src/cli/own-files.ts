@@ -31,16 +31,17 @@ export async function refuseOwnFile(
 }
 
 /**
- * The files a run keeps or reads besides the manifest: the state, its lock, the backups of deleted
- * websites, what `--once` last notified, and the API key's file.
+ * The files a run keeps or reads besides the manifest: the state, its lock (beside the file the state
+ * really is, through a symlink), the backups of deleted websites, what `--once` last notified, and the
+ * API key's file.
  */
-export function keptFiles(
+export async function keptFiles(
   config: Pick<Config, 'stateFile' | 'backupFile' | 'apiKeyFile'>,
-): Array<[string, string]> {
+): Promise<Array<[string, string]>> {
   const { stateFile } = config;
   return [
     ['the state file', stateFile],
-    ["the state file's lock", `${stateFile}.lock`],
+    ["the state file's lock", `${await whereItLands(stateFile)}.lock`],
     ['the backup file', backupPathFor(stateFile, config.backupFile)],
     ["the state file's record of notifications sent", sentPathFor(stateFile)],
     ...(config.apiKeyFile ? [['the API key file', config.apiKeyFile] as [string, string]] : []),

@@ -18,11 +18,17 @@ export function parseDurationMs(text: string): number | undefined {
  */
 export const DELETE_DELAY_RANGE = { minMs: 0, maxMs: 365 * 86_400_000 } as const;
 
-/** A range's bound as it is written: `0`, `365d`, `10s`, `500ms`. */
+/** A range's bound as it is written: `0`, `365d`, `7d`, `1h`, `10m`, `1s`, `100ms`. */
 export function formatBound(ms: number): string {
   if (ms === 0) return '0';
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
   return `${ms}ms`;
 }
 

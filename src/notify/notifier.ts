@@ -109,7 +109,7 @@ export class Notifier {
     }
     logger.warn(
       { stage: 'notify', event: kind, ...failure },
-      'webhook did not take the event; the next run tells it again',
+      'webhook did not take the event; the next run tells it again if it still stands',
     );
     return false;
   }

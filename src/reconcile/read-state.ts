@@ -10,6 +10,7 @@ import {
   loadState,
   protectionsNotInForce,
   type StateData,
+  whereItLands,
 } from '../state/index.js';
 
 // The state file is the only record of protections of websites no longer in the manifest and of
@@ -27,8 +28,10 @@ export interface ReadStateOptions {
 }
 
 export async function readState(
-  options: ReadStateOptions,
+  given: ReadStateOptions,
 ): Promise<{ state: StateData; doubt: DoubtfulProtections }> {
+  // Named where it really is: the advice to move a kept copy back must not replace a symlink.
+  const options = { ...given, statePath: await whereItLands(given.statePath) };
   const { statePath, logger } = options;
   const loaded = await loadState(statePath, options.baseUrl, options.secret);
   if (loaded.discarded && !loaded.unusable) {

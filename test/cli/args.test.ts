@@ -121,8 +121,8 @@ describe('parseDuration', () => {
   it.each([
     ['720h', '--interval', '"720h" is out of range; use a duration from 1s to 7d'],
     ['10ms', '--interval', '"10ms" is out of range; use a duration from 1s to 7d'],
-    ['30d', '--timeout', '"30d" is out of range; use a duration from 100ms to 600s'],
-    ['0', '--timeout', '"0" is out of range; use a duration from 100ms to 600s'],
+    ['30d', '--timeout', '"30d" is out of range; use a duration from 100ms to 10m'],
+    ['0', '--timeout', '"0" is out of range; use a duration from 100ms to 10m'],
     ['soon', '--interval', '"soon" is not a duration'],
   ] as const)('refuses %s for %s', (text, option, message) => {
     expect(() => parseDuration(text, option)).toThrow(`${option}: ${message}`);

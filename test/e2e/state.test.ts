@@ -79,6 +79,11 @@ describe('the state file', () => {
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     expect(simulator.listWebsites().map((w) => w.domain)).toContain('a.example.com');
+
+    // Its lock is beside the file it really is: no output may land there either.
+    const overLock = await runCli(['--once', '--dry-run', '--out', `${real}.lock`], runEnv);
+    expect(overLock.code).toBe(1);
+    expect(overLock.stderr).toContain("that is the state file's lock");
   });
 
   it('a lock left by a run that died is taken over', async () => {

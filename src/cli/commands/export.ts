@@ -12,7 +12,7 @@ import { VERSION } from '../version.js';
 /** `export [--out FILE]`: the account as a manifest, to adopt the tool on an existing account. */
 export async function runExport(config: Config, io: Io): Promise<number> {
   // Checked before reading the account, so a refusal costs no request and writes nothing.
-  const kept = keptFiles(config);
+  const kept = await keptFiles(config);
   if (config.outputFile !== undefined) await refuseOwnFile('--out', config.outputFile, kept);
   const schemaFile =
     config.withSchema && config.outputFile !== undefined

@@ -176,7 +176,10 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
 /** --out and --plan are two halves of one review: refuse combinations that would mean something else. */
 async function checkPlanOptions(config: Config): Promise<void> {
   if (config.out !== undefined) {
-    await refuseOwnFile('--out', config.out, [['the manifest', config.manifest], ...keptFiles(config)]);
+    await refuseOwnFile('--out', config.out, [
+      ['the manifest', config.manifest],
+      ...(await keptFiles(config)),
+    ]);
   }
   if (config.out !== undefined && !config.dryRun) {
     throw new UsageError(
