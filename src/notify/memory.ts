@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writePrivateFileAtomically } from '../state/index.js';
 
 // What `--once` delivered last (the webhook answered 2xx), kept between invocations in a small file
 // beside the state (hashes only, no event's content), so a cron job that meets the same situation run
@@ -22,9 +23,11 @@ export async function readSent(path: string): Promise<Record<string, string>> {
   }
 }
 
-/** Written atomically; a failure only means the next run may tell again. */
-export async function writeSent(path: string, sent: Record<string, string>): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(sent)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
+/** Written as the state is (atomically, 0600); a failure only means the next run may tell again. */
+export function writeSent(path: string, sent: Record<string, string>): Promise<void> {
+  return writePrivateFileAtomically(
+    path,
+    `${JSON.stringify(sent)}\n`,
+    'cannot record the notifications sent',
+  );
 }

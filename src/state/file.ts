@@ -155,16 +155,28 @@ function isWebsiteState(entry: unknown): entry is WebsiteState {
 }
 
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
-export async function saveState(givenPath: string, state: StateData): Promise<void> {
-  // Through a symlink to the file it names: the rename would replace the link itself.
+export async function saveState(path: string, state: StateData): Promise<void> {
+  const { key: _, ...stored } = state;
+  await writePrivateFileAtomically(path, `${JSON.stringify(stored, null, 2)}\n`, 'cannot save the state');
+}
+
+/**
+ * Replaces the file at `givenPath` with `text` in one step (a temporary file beside it, synced, then
+ * renamed over it): a crash leaves the old content or the new, never half. Mode 0600; through a
+ * symlink, the file it names (a rename would replace the link itself); never over anything but a
+ * regular file (the rename would replace a device, a FIFO or a socket).
+ */
+export async function writePrivateFileAtomically(
+  givenPath: string,
+  text: string,
+  what: string,
+): Promise<void> {
   const path = await whereItLands(givenPath);
-  // The rename would replace a device, a FIFO or a socket there with a regular file.
-  await refuseNotRegular(path, (problem) => `cannot save the state: ${path} ${problem}`);
+  await refuseNotRegular(path, (problem) => `${what}: ${path} ${problem}`);
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await openPrivateFile(temp, 'w');
   try {
-    const { key: _, ...stored } = state;
-    await handle.writeFile(`${JSON.stringify(stored, null, 2)}\n`);
+    await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();

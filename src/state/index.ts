@@ -7,7 +7,13 @@ export {
   type ProtectionDoubt,
   protectionsNotInForce,
 } from './discarded.js';
-export { type LoadedState, loadState, sameBaseUrl, saveState } from './file.js';
+export {
+  type LoadedState,
+  loadState,
+  sameBaseUrl,
+  saveState,
+  writePrivateFileAtomically,
+} from './file.js';
 export {
   isProtected,
   type LifecycleUpdate,
