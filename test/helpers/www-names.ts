@@ -1,6 +1,8 @@
 // Generated domain names that exercise the service's store rule (issue 11, fact 1): `www.`-like pieces
 // anywhere, schemes in the middle, mixed case. Deterministic (a seeded PRNG), so a failure reproduces.
 
+import { createPrng } from '../../src/simulator/faults.js';
+
 const PIECES = [
   'www.',
   'ww.',
@@ -17,17 +19,8 @@ const PIECES = [
 ];
 const TAILS = ['example.com', 'x-example.com', 'example.org', 'www.example.net', 'wwwexample.com'];
 
-/** mulberry32: a tiny seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The simulator's seeded PRNG (mulberry32): generated names are reproducible by seed. */
+export const prng = createPrng;
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
