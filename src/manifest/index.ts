@@ -146,13 +146,17 @@ export function parseManifest(text: string, options: ParseOptions): ManifestResu
   const deep = depthProblem(text, options.file);
   if (deep) return result([deep]);
   const desired = parseManifestFast(text, options.file, options.env);
-  return desired ? { desired, problems: [] } : parseManifestWithPositions(text, options);
+  return desired ? { desired, problems: [] } : readWithPositions(text, options);
 }
 
 /** The full path: every node keeps its position, so every problem can be located. */
 export function parseManifestWithPositions(text: string, options: ParseOptions): ManifestResult {
   const deep = depthProblem(text, options.file);
-  if (deep) return result([deep]);
+  return deep ? result([deep]) : readWithPositions(text, options);
+}
+
+/** The full path on a text the depth check passed. */
+function readWithPositions(text: string, options: ParseOptions): ManifestResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
   const locator = new Locator(doc, lineCounter, text, options.file);
