@@ -14,10 +14,10 @@ type Headers = AttemptInfo['headers'];
 /** Runs `first`'s hooks, then `second`'s: pacing decides before anything else is awaited. */
 export function composeHooks(first: AttemptHooks, second: AttemptHooks): AttemptHooks {
   return {
-    beforeAttempt: () => {
-      const wait = first.beforeAttempt?.();
-      if (!wait) return second.beforeAttempt?.();
-      return wait.then(() => second.beforeAttempt?.());
+    beforeAttempt: (signal) => {
+      const wait = first.beforeAttempt?.(signal);
+      if (!wait) return second.beforeAttempt?.(signal);
+      return wait.then(() => second.beforeAttempt?.(signal));
     },
     afterAttempt: (info) => {
       first.afterAttempt?.(info);

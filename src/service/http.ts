@@ -84,7 +84,8 @@ export class HttpTransport {
     // The budget spaces attempts before the pacer counts them in flight.
     const paced = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
     // Once the run is stopping, an attempt still waiting for its turn is not sent.
-    const hooks = { ...paced, beforeAttempt: () => this.#gate.around(paced.beforeAttempt?.()) };
+    const stopping = this.#gate.signal;
+    const hooks = { ...paced, beforeAttempt: () => this.#gate.around(paced.beforeAttempt?.(stopping)) };
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
@@ -101,7 +102,7 @@ export class HttpTransport {
     this.#dispatcher = this.#agent.compose(
       attemptInterceptor(hooks, options.timeoutMs),
       interceptors.retry({
-        retry: createRetryPolicy(tuning, options.hooks?.onRetry),
+        retry: createRetryPolicy(tuning, options.hooks?.onRetry, stopping),
         maxRetries: tuning.maxRetries,
         methods: RETRY_METHODS,
         statusCodes: RETRY_STATUS_CODES,
