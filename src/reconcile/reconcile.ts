@@ -89,7 +89,11 @@ export interface ReconcileResult {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options);
   await checkBackupPath(options.statePath, options.backupPath);
-  const lock = await lockState(options.statePath);
+  const signal = options.signal;
+  // A stop while another run holds the lock: nothing was read or changed yet.
+  const lock = await lockState(options.statePath, signal ? { signal } : {}).catch((error: unknown) => {
+    throw signal?.aborted ? new Interrupted() : error;
+  });
   try {
     return await reconcileOnce(options);
   } finally {

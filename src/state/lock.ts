@@ -4,6 +4,7 @@
 // lock whose process is gone is taken over. Creating it also proves, before the first change is sent,
 // that the state's directory is writable.
 import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StateLockError } from './lock-error.js';
 import { refuseNotRegular, whereItLands } from './private-file.js';
 
@@ -18,6 +19,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Between two looks at a held lock. */
   pollMs?: number;
+  /** The run's stop: the wait for another run ends at once (rejecting with an AbortError). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +52,7 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
         `another run (pid ${owner}) holds ${path}; wait for it to finish (one run at a time per state file)`,
       );
     }
-    await new Promise((done) => setTimeout(done, options.pollMs ?? 100));
+    await sleep(options.pollMs ?? 100, undefined, options.signal ? { signal: options.signal } : {});
   }
 }
 

@@ -75,3 +75,18 @@ describe('a state file with one malformed entry', () => {
     expect(Object.keys(state.websites)).toEqual(['2']);
   });
 });
+
+// Issue 19 §5: a stop ends every wait within a second, the wait for another run's lock included.
+describe('waiting for another run, stopped', () => {
+  it('ends at once when the run stops, long before the wait would have given up', async () => {
+    const path = join(await tempDir(), 'state.json');
+    const held = await lockState(path);
+    const stop = new AbortController();
+    const waiting = lockState(path, { waitMs: 60_000, signal: stop.signal });
+    const stoppedAt = Date.now();
+    stop.abort();
+    await expect(waiting).rejects.toThrow(expect.objectContaining({ name: 'AbortError' }));
+    expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+    await held.release();
+  });
+});
