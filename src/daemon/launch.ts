@@ -62,6 +62,14 @@ export async function launchDaemon(
     }
     return stopping;
   };
+  try {
+    await daemon.start();
+  } catch (error) {
+    await shutdown('start failed');
+    throw error;
+  }
+  // Once the daemon is ready (its first run under way): a signal the source held until now, a SIGHUP
+  // before the daemon was ready, comes now and asks for a resync after the first run.
   parts.unbind = bindSignals(options.signals ?? process, {
     reload: () => {
       parts.logger.info({ signal: 'SIGHUP' }, 'run requested');
@@ -69,12 +77,6 @@ export async function launchDaemon(
     },
     shutdown: (signal) => void shutdown(signal),
   });
-  try {
-    await daemon.start();
-  } catch (error) {
-    await shutdown('start failed');
-    throw error;
-  }
   return { daemon, health, done, shutdown };
 }
 

@@ -43,6 +43,8 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       metrics,
       rateBudget: { budget: client.budget, periodic },
       listen,
+      // Caught since the process started; one that came before the daemon was ready is acted on now.
+      ...(io.signals ? { signals: io.signals } : {}),
     }).catch(explainListenFailure(config.listen, config.sources.listen));
     code = await handle.done;
     await notifier?.flush();

@@ -43,9 +43,16 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const io = status.guard(processIo);
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
-  const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
-  // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
-  // those in flight.
+  const interruption = interruptOnSignals(
+    io.stderr,
+    'no new operations; those in flight finish',
+    processIo.signals,
+  );
+  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
+  // is handed over now.
+  await processIo.signals?.release(['SIGHUP']);
+  // Requests still waiting for their turn (the rate limit, the key's budget, a retry's pause) are not
+  // sent: the stop waits only for those in flight.
   interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
   try {
     const code = await reconcileAndReport({
