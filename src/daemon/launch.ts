@@ -96,12 +96,7 @@ async function stopAll(parts: Parts, reason: string): Promise<number> {
   const { logger, graceMs, daemon } = parts;
   const busy = daemon.busy;
   const inFlight = daemon.inFlight;
-  logger.info(
-    { reason, graceMs, runInProgress: busy, inFlight },
-    busy
-      ? `shutting down: no new run or operation starts; ${requests(inFlight)} in flight finish first (waiting at most ${graceMs / 1000}s)`
-      : 'shutting down: no run in progress',
-  );
+  logger.info({ reason, graceMs, runInProgress: busy, inFlight }, shuttingDown(busy, inFlight, graceMs));
   const graceful = await daemon.stop(graceMs);
   await parts.health?.close();
   parts.unbind();
@@ -117,6 +112,15 @@ async function stopAll(parts: Parts, reason: string): Promise<number> {
   }
   logger.info('stopped');
   return 0;
+}
+
+function shuttingDown(busy: boolean, inFlight: number, graceMs: number): string {
+  if (!busy) return 'shutting down: no run in progress';
+  const waiting =
+    inFlight > 0
+      ? `waiting at most ${graceMs / 1000}s for the ${requests(inFlight)} in flight`
+      : 'no request in flight: the run in progress ends now';
+  return `shutting down: no new run or operation starts; ${waiting}`;
 }
 
 function requests(count: number): string {

@@ -124,7 +124,10 @@ describe('daemon: a stop is prompt, whatever the run waits for', () => {
 
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.ms).toBeLessThan(5_000);
-    expect(cli.lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({ inFlight: 0 });
+    expect(cli.lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({
+      inFlight: 0,
+      msg: 'shutting down: no new run or operation starts; no request in flight: the run in progress ends now',
+    });
     expect(cli.lines.some((l) => /abandoned|grace period over/.test(l.msg))).toBe(false);
     expect(cli.lines.at(-1)).toMatchObject({ msg: 'stopped' });
     expect(sim.listWebsites()).toHaveLength(2);
@@ -162,7 +165,7 @@ describe('daemon: a stop is prompt, whatever the run waits for', () => {
     cli.child.kill('SIGTERM');
     const shutdown = await cli.lineMatching((l) => l.msg.startsWith('shutting down'));
     expect(shutdown).toMatchObject({ inFlight: 1, runInProgress: true });
-    expect(shutdown.msg).toMatch(/1 request in flight finish first/);
+    expect(shutdown.msg).toMatch(/waiting at most 25s for the 1 request in flight$/);
     answer();
     const exit = await cli.exited;
 

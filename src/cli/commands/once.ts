@@ -48,12 +48,12 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
     'no new operations; those in flight finish',
     processIo.signals,
   );
-  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
-  // is handed over now.
-  await processIo.signals?.release(['SIGHUP']);
   // Requests still waiting for their turn (the rate limit, the key's budget, a retry's pause) are not
   // sent: the stop waits only for those in flight.
   interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
+  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
+  // is handed over meanwhile.
+  await processIo.signals?.release(['SIGHUP']);
   try {
     const code = await reconcileAndReport({
       config,
