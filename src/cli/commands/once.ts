@@ -74,6 +74,8 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   } finally {
     status.clear();
     interruption.dispose();
+    // From here on a signal acts as Node's default would (it ends the process at once).
+    await processIo.signals?.release();
     await closeClient(client, interruption.received);
   }
 }
