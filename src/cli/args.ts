@@ -234,6 +234,7 @@ function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
       dryRun: config.dryRun,
       concurrency: config.concurrency,
       adopt: config.adopt,
+      runBy: config.once ? 'websites-sync --once' : 'websites-sync (daemon)',
     },
     connection: {
       timeoutMs: config.timeoutMs,

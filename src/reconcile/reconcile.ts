@@ -18,7 +18,14 @@ import {
   targetMismatch,
 } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { lockState, recordApplied, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import {
+  lockState,
+  recordApplied,
+  recordLifecycle,
+  type StateData,
+  type StateLock,
+  saveState,
+} from '../state/index.js';
 import { readState } from './read-state.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
@@ -61,12 +68,22 @@ export interface ReconcileOptions {
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
    */
   saved?: { file: SavedPlanFile; version: string; text: string };
+  /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
+  runBy?: string;
 }
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
   ReconcileOptions,
-  'statePath' | 'backupPath' | 'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt'
+  | 'statePath'
+  | 'backupPath'
+  | 'prune'
+  | 'deleteDelayMs'
+  | 'force'
+  | 'dryRun'
+  | 'concurrency'
+  | 'adopt'
+  | 'runBy'
 >;
 
 export interface ReconcileResult {
@@ -89,11 +106,26 @@ export interface ReconcileResult {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options);
   await checkBackupPath(options.statePath, options.backupPath);
-  const lock = await lockState(options.statePath);
+  const lock = await lockOf(options);
   try {
     return await reconcileOnce(options);
   } finally {
     await lock.release();
+  }
+}
+
+/** The state's lock; waiting for another run's ends at once on a stop. */
+async function lockOf(options: ReconcileOptions): Promise<StateLock> {
+  const { logger, signal } = options;
+  try {
+    return await lockState(options.statePath, {
+      command: options.runBy ?? 'websites-sync',
+      ...(signal ? { signal } : {}),
+      warn: (message) => logger.warn({ stage: 'state', path: options.statePath }, message),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new Interrupted();
+    throw error;
   }
 }
 
