@@ -7,6 +7,7 @@ import {
   checkDoubtfulDeletes,
   computePlan,
   type DeleteChange,
+  noStateFileWarning,
   type Plan,
   summarise,
 } from '../plan/index.js';
@@ -71,6 +72,9 @@ export interface ReconcileOptions {
   /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
   runBy?: string;
 }
+
+/** A run's options and what its state file says (where it was looked for, when there is none). */
+type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
@@ -141,13 +145,17 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.
-  const [{ state, doubt }, listed] = await Promise.all([
+  const [{ state, doubt, missing }, listed] = await Promise.all([
     readState(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const { plan, current, stale, force } = await planConfirmed(options, listed, state);
+  const noStateFile = missing ? options.statePath : undefined;
+  const { plan, current, stale, force } = await planConfirmed({ ...options, noStateFile }, listed, state);
   plan.warnings.push(...options.warnings);
+  if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
+    logger.warn({ stage: 'state', path: noStateFile }, noStateFileWarning(noStateFile));
+  }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
 
@@ -187,7 +195,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
  * do it, by a lookup per create and a show per delete. A plan of updates only, a converged account, a
  * saved plan and a read of single websites (`read`) cost nothing more.
  */
-async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
+async function planConfirmed(options: PlanningOptions, listed: RemoteWebsite[], state: StateData) {
   const first = { ...planFrom(options, listed, state), current: listed };
   const confirm = options.service.confirmListing;
   if (!confirm || options.saved || options.read || first.plan.changes.every((c) => c.kind === 'update')) {
@@ -244,7 +252,7 @@ function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteW
 }
 
 function planFrom(
-  options: ReconcileOptions,
+  options: PlanningOptions,
   current: RemoteWebsite[],
   state: StateData,
 ): { plan: Plan; stale: string[]; force: boolean } {
@@ -257,6 +265,7 @@ function planFrom(
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
+    ...(options.noStateFile === undefined ? {} : { noStateFile: options.noStateFile }),
   });
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
