@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { loadState, lockState } from '../../src/state/index.js';
+import { readLock, removeAbandoned } from '../../src/state/lock-takeover.js';
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'ws-lock-'));
@@ -82,6 +83,29 @@ describe('the state lock (one run at a time per state file)', () => {
     ]);
     expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
     await lock.release();
+  });
+
+  // Two runs find one lock abandoned; the first takes it over and makes its own. The second must not
+  // then remove the first one's new lock.
+  it('an abandoned lock is removed only if it is still the one judged, and by one remover at a time', async () => {
+    const path = join(await tempDir(), 'state.json');
+    const lockPath = `${path}.lock`;
+    const old = new Date(Date.now() - 60_000);
+    await writeFile(lockPath, `${await deadPid()}\n`);
+    await utimes(lockPath, old, old);
+    const judged = (await readLock(lockPath))!;
+    const first = await lockState(path, { waitMs: 0 });
+    expect(await removeAbandoned(lockPath, judged)).toBe(false);
+    expect(JSON.parse(await readFile(lockPath, 'utf8'))).toMatchObject({ pid: process.pid });
+    await first.release();
+
+    await writeFile(lockPath, `${await deadPid()}\n`);
+    await utimes(lockPath, old, old);
+    await writeFile(`${lockPath}.takeover`, '');
+    expect(await removeAbandoned(lockPath, (await readLock(lockPath))!)).toBe(false);
+    await unlink(`${lockPath}.takeover`);
+    expect(await removeAbandoned(lockPath, (await readLock(lockPath))!)).toBe(true);
+    await expect(stat(lockPath)).rejects.toThrow(/ENOENT/);
   });
 
   it('takes over at once a lock of this host and PID namespace whose process died', async () => {
