@@ -51,15 +51,19 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
   const heartbeat = { heartbeatMs: Math.max(10, Math.floor(staleMs / 6)), ...warnOf(options) };
   const deadline = Date.now() + waitMs;
   let told = false;
+  let tookOver: string | undefined;
   for (;;) {
     options.signal?.throwIfAborted();
     const held = await createLock(lockPath, me, heartbeat);
+    // Said once the lock is ours: another run may have been quicker to make a new one.
+    if (held && tookOver) options.warn?.(tookOver);
     if (held) return held;
     const found = await readLock(lockPath);
+    tookOver = undefined;
     if (found === undefined) continue;
     const why = abandonment(found, { lockPath, me, staleMs });
     if (why !== undefined && (await removeAbandoned(lockPath, found))) {
-      options.warn?.(`took over the lock of the state file ${path} from ${found.who}: ${why}`);
+      tookOver = `took over the lock of the state file ${path} from ${found.who}: ${why}`;
       continue;
     }
     const rule = `a lock is taken over once its heartbeat is older than ${seconds(staleMs)}`;
