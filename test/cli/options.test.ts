@@ -39,12 +39,27 @@ describe('the options table', () => {
     const config = parseConfig(['--once'], {});
     expect(config).toMatchObject({
       manifest: OPTION_TABLE.manifest.default,
-      stateFile: OPTION_TABLE['state-file'].default,
+      stateFile: './.websites-sync-state.json',
       concurrency: Number(OPTION_TABLE.concurrency.default),
       intervalMs: 5 * 60_000,
       timeoutMs: 30_000,
       rateWindowMs: 60_000,
     });
+  });
+
+  // Issue 19 §8: a run started from another folder (`-f acct/websites.yaml`) finds the manifest's state.
+  it('puts the default state file beside the manifest, and says so in --help; a given one is as given', () => {
+    const stateOf = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+      parseConfig(['--once', ...argv], env).stateFile;
+    expect(stateOf(['-f', 'acct/websites.yaml'])).toBe('acct/.websites-sync-state.json');
+    expect(stateOf([], { WEBSITES_SYNC_MANIFEST: '/etc/ws/websites.yaml' })).toBe(
+      '/etc/ws/.websites-sync-state.json',
+    );
+    expect(stateOf(['-f', 'acct/websites.yaml', '--state-file', 's.json'])).toBe('s.json');
+    expect(stateOf(['-f', 'acct/websites.yaml'], { WEBSITES_SYNC_STATE_FILE: 's.json' })).toBe('s.json');
+    expect(helpFor(undefined).replace(/\s+/g, ' ')).toContain(
+      'a path given is relative to the current directory (WEBSITES_SYNC_STATE_FILE; default .websites-sync-state.json beside the manifest (-f); restore and export, which take no manifest: in the current directory)',
+    );
   });
 
   it('gives one frozen settings object, with the part each stage takes as it is', () => {

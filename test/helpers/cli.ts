@@ -29,9 +29,11 @@ export function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   wrapper: string[] = [],
+  cwd?: string,
 ): StartedCli {
   const [command, ...rest] = [...wrapper, process.execPath, CLI, ...args] as [string, ...string[]];
   const child = spawn(command, rest, {
+    ...(cwd ? { cwd } : {}),
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,12 +52,16 @@ export function startCli(
   return { child, output: () => ({ stdout, stderr }), done };
 }
 
-/** Runs the CLI to its end. A JSON plan it prints must be exactly what the docs describe. */
+/**
+ * Runs the CLI to its end (in `cwd`, or the test's own directory). A JSON plan it prints must be
+ * exactly what the docs describe.
+ */
 export async function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
+  cwd?: string,
 ): Promise<CliResult> {
-  const { code, stdout, stderr } = await startCli(args, env).done;
+  const { code, stdout, stderr } = await startCli(args, env, [], cwd).done;
   if (printsJsonPlan(args) && stdout.startsWith('{')) checkDocumented(stdout);
   return { code, stdout, stderr };
 }
