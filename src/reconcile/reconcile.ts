@@ -7,6 +7,7 @@ import {
   checkDoubtfulDeletes,
   computePlan,
   type DeleteChange,
+  noStateFileWarning,
   type Plan,
   summarise,
 } from '../plan/index.js';
@@ -18,7 +19,14 @@ import {
   targetMismatch,
 } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { lockState, recordApplied, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import {
+  lockState,
+  recordApplied,
+  recordLifecycle,
+  type StateData,
+  type StateLock,
+  saveState,
+} from '../state/index.js';
 import { readState } from './read-state.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
@@ -61,12 +69,25 @@ export interface ReconcileOptions {
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
    */
   saved?: { file: SavedPlanFile; version: string; text: string };
+  /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
+  runBy?: string;
 }
+
+/** A run's options and what its state file says (where it was looked for, when there is none). */
+type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
   ReconcileOptions,
-  'statePath' | 'backupPath' | 'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt'
+  | 'statePath'
+  | 'backupPath'
+  | 'prune'
+  | 'deleteDelayMs'
+  | 'force'
+  | 'dryRun'
+  | 'concurrency'
+  | 'adopt'
+  | 'runBy'
 >;
 
 export interface ReconcileResult {
@@ -89,15 +110,26 @@ export interface ReconcileResult {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options);
   await checkBackupPath(options.statePath, options.backupPath);
-  const signal = options.signal;
-  // A stop while another run holds the lock: nothing was read or changed yet.
-  const lock = await lockState(options.statePath, signal ? { signal } : {}).catch((error: unknown) => {
-    throw signal?.aborted ? new Interrupted() : error;
-  });
+  const lock = await lockOf(options);
   try {
     return await reconcileOnce(options);
   } finally {
     await lock.release();
+  }
+}
+
+/** The state's lock; waiting for another run's ends at once on a stop. */
+async function lockOf(options: ReconcileOptions): Promise<StateLock> {
+  const { logger, signal } = options;
+  try {
+    return await lockState(options.statePath, {
+      command: options.runBy ?? 'websites-sync',
+      ...(signal ? { signal } : {}),
+      warn: (message) => logger.warn({ stage: 'state', path: options.statePath }, message),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new Interrupted();
+    throw error;
   }
 }
 
@@ -113,13 +145,17 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.
-  const [{ state, doubt }, listed] = await Promise.all([
+  const [{ state, doubt, missing }, listed] = await Promise.all([
     readState(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const { plan, current, stale, force } = await planConfirmed(options, listed, state);
+  const noStateFile = missing ? options.statePath : undefined;
+  const { plan, current, stale, force } = await planConfirmed({ ...options, noStateFile }, listed, state);
   plan.warnings.push(...options.warnings);
+  if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
+    logger.warn({ stage: 'state', path: noStateFile }, noStateFileWarning(noStateFile));
+  }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
 
@@ -159,7 +195,7 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
  * do it, by a lookup per create and a show per delete. A plan of updates only, a converged account, a
  * saved plan and a read of single websites (`read`) cost nothing more.
  */
-async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
+async function planConfirmed(options: PlanningOptions, listed: RemoteWebsite[], state: StateData) {
   const first = { ...planFrom(options, listed, state), current: listed };
   const confirm = options.service.confirmListing;
   if (!confirm || options.saved || options.read || first.plan.changes.every((c) => c.kind === 'update')) {
@@ -220,7 +256,7 @@ function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteW
 }
 
 function planFrom(
-  options: ReconcileOptions,
+  options: PlanningOptions,
   current: RemoteWebsite[],
   state: StateData,
 ): { plan: Plan; stale: string[]; force: boolean } {
@@ -233,6 +269,7 @@ function planFrom(
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
+    ...(options.noStateFile === undefined ? {} : { noStateFile: options.noStateFile }),
   });
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {
