@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequestStart, Simulator } from '../../src/simulator/index.js';
 import { startSimulator } from '../../src/simulator/index.js';
+import { lockState } from '../../src/state/index.js';
 import { type StartedCli, startCli, toolEnv } from '../helpers/cli.js';
 
 // Issue 19 §5: a stop is prompt whatever the run is waiting for. A 429 with `Retry-After: 3600` (the
@@ -56,8 +57,8 @@ const stopTimed = async (cli: StartedCli) => {
   return { ...run, ms: Date.now() - sent };
 };
 
-describe('a stop while the run waits for a Retry-After of an hour', () => {
-  it('--once: ends within a second, saves the state, prints what was and was not done, exits 143', async () => {
+describe('--once stopped while it waits', () => {
+  it('out a Retry-After of an hour: ends within a second, saves the state, prints what was and was not done, exits 143', async () => {
     const { simulator, env } = await setUp(3);
     const cli = startCli(['--once', '--concurrency', '1'], { ...env, WEBSITES_SYNC_LOG_LEVEL: 'warn' });
     cleanup.push(async () => cli.child.kill('SIGKILL'));
@@ -76,5 +77,20 @@ describe('a stop while the run waits for a Retry-After of an hour', () => {
     expect(run.stdout).toMatch(/✗ create d\.example\.com: not attempted/);
     const state = JSON.parse(await readFile(env.WEBSITES_SYNC_STATE_FILE as string, 'utf8'));
     expect(Object.keys(state.websites)).toHaveLength(2);
+  });
+
+  it('for the lock another run holds on the state: ends at once, nothing read, exits 143', async () => {
+    const { simulator, env } = await setUp(0);
+    const held = await lockState(env.WEBSITES_SYNC_STATE_FILE as string);
+    cleanup.push(() => held.release());
+    const cli = startCli(['--once'], { ...env, WEBSITES_SYNC_LOG_LEVEL: 'warn' });
+    cleanup.push(async () => cli.child.kill('SIGKILL'));
+    await stderrLine(cli, /is locked by .*; waiting up to/);
+    const run = await stopTimed(cli);
+
+    expect(run.code, run.stderr).toBe(143);
+    expect(run.ms).toBeLessThan(5_000);
+    expect(run.stderr).toContain('interrupted before any change was made');
+    expect(simulator.requests).toEqual([]);
   });
 });
