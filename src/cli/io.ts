@@ -1,4 +1,5 @@
 import { Redactor } from '../model/index.js';
+import type { ProcessSignals } from './early-signals.js';
 
 /** Where a command writes and what environment it reads: the process's, or a test's. */
 export interface Io {
@@ -10,6 +11,8 @@ export interface Io {
    * stderr, the logs and the files the tool writes passes through it.
    */
   redactor: Redactor;
+  /** The process's signals, caught from its first instant (main.ts); `process` itself when absent. */
+  signals?: ProcessSignals;
 }
 
 /**

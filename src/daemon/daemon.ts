@@ -90,9 +90,17 @@ export class Daemon extends EventEmitter<DaemonEvents> {
    */
   async stop(graceMs: number): Promise<boolean> {
     this.#abort.abort();
+    // Whatever the client waits for (a retry's pause, the rate limit's window, the key's budget) ends
+    // now: the stop waits only for the requests really in flight.
+    this.#options.service.stop?.();
     const finished = this.#scheduler.stop();
     await this.#watcher.close();
     return withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
+  }
+
+  /** Requests sent to the service and not answered yet (0 when the service does not count them). */
+  get inFlight(): number {
+    return this.#options.service.inFlight ?? 0;
   }
 
   /** True while a run is in progress (a pending one only waits behind a run in progress). */

@@ -43,10 +43,17 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const io = status.guard(processIo);
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
-  const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
-  // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
-  // those in flight.
+  const interruption = interruptOnSignals(
+    io.stderr,
+    'no new operations; those in flight finish',
+    processIo.signals,
+  );
+  // Requests still waiting for their turn (the rate limit, the key's budget, a retry's pause) are not
+  // sent: the stop waits only for those in flight.
   interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
+  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
+  // is handed over meanwhile.
+  await processIo.signals?.release(['SIGHUP']);
   try {
     const code = await reconcileAndReport({
       config,
@@ -67,6 +74,8 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   } finally {
     status.clear();
     interruption.dispose();
+    // From here on a signal acts as Node's default would (it ends the process at once).
+    await processIo.signals?.release();
     await closeClient(client, interruption.received);
   }
 }
