@@ -12,6 +12,8 @@ export interface Receiver {
   received: Array<Record<string, unknown>>;
   /** The events of the posts answered otherwise, in order. */
   turnedAway: Array<Record<string, unknown>>;
+  /** Every body as it came, in order (the bytes a receiver's screen would show). */
+  bodies: string[];
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startReceiver(): Promise<Receiver> {
       body += chunk;
     });
     req.on('end', () => {
+      receiver.bodies.push(body);
       const event = JSON.parse(body) as Record<string, unknown>;
       const took = receiver.status >= 200 && receiver.status < 300;
       (took ? receiver.received : receiver.turnedAway).push(event);
@@ -35,6 +38,7 @@ export async function startReceiver(): Promise<Receiver> {
     status: 200,
     received: [],
     turnedAway: [],
+    bodies: [],
     close: () => new Promise((done) => server.close(() => done())),
   };
   return receiver;
