@@ -7,6 +7,7 @@ export { sameValue } from './equality.js';
 export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
 export { isLoopbackHost } from './loopback.js';
+export { mapStrings } from './map-strings.js';
 export { type ListedName, matchWebsites, type WebsiteMatches } from './matching.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';

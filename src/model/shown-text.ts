@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { mapStrings } from './map-strings.js';
 
 // Text from outside (a domain the service holds, its messages, a manifest's values, a file name) may
 // hold characters a terminal, an editor or a web page interprets instead of showing: ESC sequences that
@@ -44,12 +45,7 @@ export function shownJson(json: string): string {
 
 /** Every string of a value (an object, a list) through `shownText`; other values as they are. */
 export function shownValue<T>(value: T): T {
-  if (typeof value === 'string') return shownText(value) as T;
-  if (Array.isArray(value)) return value.map(shownValue) as T;
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, shownValue(item)])) as T;
-  }
-  return value;
+  return mapStrings(value, shownText);
 }
 
 const NONCE = randomBytes(12).toString('hex');
