@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { HAS_SCRIPT, runOnTerminal } from '../helpers/terminal.js';
 
 // Issue 19 §2: the service accepts any byte but a line feed in a name. A record named with terminal
 // escapes must not take over the reviewer's terminal: every output shows them escaped, checked here on
@@ -136,5 +137,21 @@ describe('a record named with terminal escapes', () => {
     expect(run.code, run.stderr).toBe(0);
     const plan = JSON.parse(run.stdout) as { summary: { delete: number; create: number } };
     expect(plan.summary).toMatchObject({ delete: 0, create: 0 });
+  });
+});
+
+describe.skipIf(!HAS_SCRIPT)('on a real terminal', () => {
+  it('the coloured plan, the operations and the pretty logs carry no code but the tool own colours', async () => {
+    const run = await runOnTerminal(['--once', '--prune', '--log-level', 'info'], {
+      ...env,
+      NO_COLOR: undefined,
+    });
+    expect(run.code, run.raw).toBe(0);
+    // The terminal turns each line feed into CR LF; the colours are SGR codes of the tool or pino-pretty.
+    const rest = run.raw.replaceAll('\r\n', '\n').replaceAll(new RegExp(`${ESC}\\[[\\d;]*m`, 'g'), '');
+    expect(rest).not.toMatch(RAW);
+    expect(run.raw).toContain(`${ESC}[`);
+    expect(rest).toContain(`delete ${shown(HOSTILE[0]!)}`);
+    expect(rest).toContain(`domain: "${shown(HOSTILE[3]!)}"`);
   });
 });
