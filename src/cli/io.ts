@@ -49,9 +49,12 @@ export function interceptWrites<T extends Writable>(
  * only the tool's own codes (`ownText`: colours, the status line's erase) reach the terminal as codes.
  */
 export function showing<T extends Writable>(stream: T, redactor: Redactor): T {
-  return interceptWrites(stream, (write, chunk, ...rest) =>
-    write(typeof chunk === 'string' ? redactor.show(chunk) : chunk, ...rest),
-  );
+  return interceptWrites(stream, (write, chunk, ...rest) => {
+    // Bytes too (a piped stream writes Buffers): the tool writes UTF-8 text only.
+    if (chunk instanceof Uint8Array)
+      return write(redactor.show(Buffer.from(chunk).toString('utf8')), ...rest);
+    return write(typeof chunk === 'string' ? redactor.show(chunk) : chunk, ...rest);
+  });
 }
 
 /** The process's streams and environment, every output through one redactor. */
