@@ -6,25 +6,26 @@ import { mapStrings } from './map-strings.js';
 // reset or hide the screen, a carriage return that overwrites a line, a right-to-left override that
 // reverses one, a zero-width character that makes two names look alike. Every text the tool writes for
 // a person passes through `shownText` (through the Redactor's `show`): such characters are shown
-// escaped (`\x1b`, `\u202e`), never interpreted. A line feed and a tab stay: they are the text's own
-// layout. The tool's own terminal codes (colours, the status line's erase) are marked with `ownText`,
-// whose marker carries a secret of this process, so no text from outside can pass for one.
+// escaped (`\x1b`, `\u202e`), never interpreted. A line feed stays: it is the text's own layout. The
+// tool writes no tab, so a tab is escaped too (in a name it would pass for spaces). The tool's own
+// terminal codes (colours, the status line's erase) are marked with `ownText`, whose marker carries a
+// secret of this process, so no text from outside can pass for one.
 
 /**
- * C0 controls but line feed and tab, DEL and C1 controls, the bidirectional marks, embeddings,
+ * C0 controls but line feed, DEL and C1 controls, the bidirectional marks, embeddings,
  * overrides and isolates, the zero-width characters and the line and paragraph separators.
  */
 const UNSAFE_SOURCE =
-  '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff]';
+  '[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060\\u2066-\\u2069\\ufeff]';
 const UNSAFE = new RegExp(UNSAFE_SOURCE, 'g');
 const UNSAFE_TEST = new RegExp(UNSAFE_SOURCE);
-/** A line feed or a tab: layout in a text, but never part of a name. */
-const LAYOUT = /[\n\t]/;
+/** A line feed: layout in a text, but never part of a name. */
+const LAYOUT = /\n/;
 
 const hex = (char: string, width: number) => char.charCodeAt(0).toString(16).padStart(width, '0');
 const visible = (char: string) => (char.charCodeAt(0) < 0x100 ? `\\x${hex(char, 2)}` : `\\u${hex(char, 4)}`);
 
-/** Whether a name holds a character `shownText` escapes (or a line feed or tab). */
+/** Whether a name holds a character `shownText` escapes (or a line feed). */
 export function hasControls(text: string): boolean {
   return UNSAFE_TEST.test(text) || LAYOUT.test(text);
 }

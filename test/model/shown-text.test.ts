@@ -28,9 +28,10 @@ describe('shownText', () => {
     expect(hasControls(text)).toBe(true);
   });
 
-  it('keeps line feeds, tabs, and every other character (accents, emoji, CJK)', () => {
-    const text = 'ligne 1\n\tbücher.example — 例え.テスト 🎉';
+  it('keeps line feeds and every other character (accents, emoji, CJK); a tab is escaped', () => {
+    const text = 'ligne 1\n  bücher.example — 例え.テスト 🎉';
     expect(shownText(text)).toBe(text);
+    expect(shownText('a\tb.example.com')).toBe('a\\x09b.example.com');
     expect(hasControls('bücher.example')).toBe(false);
   });
 });
