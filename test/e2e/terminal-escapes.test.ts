@@ -140,6 +140,20 @@ describe('a record named with terminal escapes', () => {
   });
 });
 
+describe("the manifest's own values", () => {
+  it('are quoted escaped in its messages: a domain written with YAML escapes', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: "\\e[8mbad\\u202e.example.com"\n    privcy: public\n',
+    );
+    const run = await runCli(['validate'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('privcy');
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(RAW);
+    expect(run.stderr).toContain('\\x1b[8mbad\\u202e.example.com');
+  });
+});
+
 describe.skipIf(!HAS_SCRIPT)('on a real terminal', () => {
   it('the coloured plan, the operations and the pretty logs carry no code but the tool own colours', async () => {
     const run = await runOnTerminal(['--once', '--prune', '--log-level', 'info'], {
