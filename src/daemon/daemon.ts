@@ -16,6 +16,7 @@ import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import { heldBackOf, logRun, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
+import { planWarning, WarningLog } from './warning-log.js';
 import { ManifestWatcher } from './watch.js';
 
 // The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
@@ -31,6 +32,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #now: () => number;
   readonly #source: ManifestSource;
   readonly #known = new KnownListing();
+  readonly #warnings: WarningLog;
   readonly #scheduler: Scheduler;
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
@@ -43,10 +45,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#options = options;
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
+    this.#warnings = new WarningLog(options.logger);
     this.#source = new ManifestSource({
       file: options.manifest,
       env: options.env,
       logger: options.logger,
+      warnings: this.#warnings,
       ...(options.redactor ? { redactor: options.redactor } : {}),
     });
     this.#scheduler = new Scheduler({
@@ -227,6 +231,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
     warnHeldBack(result, logger);
+    // What a dry run prints, the daemon logs: every warning of the plan, once while it stands.
+    this.#warnings.tell(result.plan.warnings.map(planWarning), true);
     const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));
     const outcomes = result.applied?.outcomes ?? [];
     return reason === undefined

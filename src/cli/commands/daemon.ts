@@ -25,7 +25,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const notifier =
     config.notifyUrl === undefined
       ? undefined
-      : new Notifier({ url: config.notifyUrl, logger, redact: (text) => io.redactor.redact(text) });
+      : new Notifier({ url: config.notifyUrl, logger, redact: (json) => io.redactor.showJson(json) });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({

@@ -164,7 +164,7 @@ async function notifyRun(config: Config, io: Io, logger: Logger, result: Reconci
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
-    redact: (text) => io.redactor.redact(text),
+    redact: (json) => io.redactor.showJson(json),
     sent: await readSent(memory),
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
@@ -235,7 +235,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file, { redact: (text) => io.redactor.redact(text), secret }).catch(
+  await writeSavedPlan(path, file, { redact: (json) => io.redactor.showJson(json), secret }).catch(
     (error: NodeJS.ErrnoException) => {
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },
