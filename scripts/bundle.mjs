@@ -2,7 +2,7 @@
 // dependencies included) into dist/cli/main.js and its lazily loaded chunks, over tsc's dist/cli/main.js.
 // One file per command instead of hundreds of modules to resolve and read halves start-up; the other
 // dist/ modules (tsc's) stay for the library-style imports of the tests and the benchmark.
-import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -54,3 +54,52 @@ await build({
 });
 // Installed as the `websites-sync` command, it runs through its shebang.
 chmodSync(`${outdir}main.js`, 0o755);
+
+// The GitHub Action (action.yml): one file, committed, run by the runner as it is (no npm install).
+// It must be the same bytes from the same sources on every machine, since CI rebuilds it and compares
+// (`node scripts/bundle.mjs --check-action`): no source map, no absolute path, no build date, the
+// version inlined from package.json instead of read beside the bundle.
+const root = fileURLToPath(new URL('../', import.meta.url));
+const actionFile = `${root}action/index.mjs`;
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+const inlineVersion = {
+  name: 'inline-version',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]cli[\\/]version\.ts$/ }, () => ({
+      contents: `export const VERSION = ${JSON.stringify(version)};`,
+      loader: 'ts',
+    }));
+  },
+};
+const action = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/action/main.ts'],
+  bundle: true,
+  write: false,
+  outfile: actionFile,
+  format: 'esm',
+  platform: 'node',
+  target: 'node24',
+  charset: 'utf8',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // The licences of the bundled dependencies travel with their code.
+  legalComments: 'eof',
+  banner: {
+    js: "// Built by scripts/bundle.mjs from src/action/ (npm run build); do not edit.\nimport { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
+  plugins: [inlineVersion],
+  logLevel: 'warning',
+});
+const bundled = action.outputFiles[0].text;
+if (process.argv.includes('--check-action')) {
+  const committed = readFileSync(actionFile, { encoding: 'utf8', flag: 'a+' });
+  if (committed !== bundled) {
+    console.error(`${actionFile} is not what src/ builds; run: npm run build, and commit action/index.mjs`);
+    process.exit(1);
+  }
+  console.log(`${actionFile} is up to date`);
+} else {
+  mkdirSync(`${root}action`, { recursive: true });
+  writeFileSync(actionFile, bundled);
+}
