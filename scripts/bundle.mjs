@@ -28,32 +28,36 @@ for (const file of readdirSync(src, { recursive: true })) {
   }
 }
 
-await build({
-  entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
-  outdir,
-  bundle: true,
-  // Each command (daemon, simulator, export…) stays in chunks of its own, loaded only when it runs.
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  // Flat beside main.js: modules that find files relative to themselves (package.json) keep their depth.
-  chunkNames: 'bundle-[name]-[hash]',
-  // Less to read and compile at every start; identifiers keep their names for stack traces.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  // Dependencies written as CommonJS call require(); an ES module bundle has to provide it.
-  banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-  },
-  // Only the part of undici the service client uses (see undici-lite.cjs).
-  alias: { undici: LITE },
-  logLevel: 'warning',
-});
-// Installed as the `websites-sync` command, it runs through its shebang.
-chmodSync(`${outdir}main.js`, 0o755);
+// `--check-action` (CI: .ci/run) only builds the Action and compares it with the committed file.
+const checkAction = process.argv.includes('--check-action');
+if (!checkAction) {
+  await build({
+    entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
+    outdir,
+    bundle: true,
+    // Each command (daemon, simulator, export…) stays in chunks of its own, loaded only when it runs.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // Flat beside main.js: modules that find files relative to themselves (package.json) keep their depth.
+    chunkNames: 'bundle-[name]-[hash]',
+    // Less to read and compile at every start; identifiers keep their names for stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    sourcemap: 'linked',
+    // Dependencies written as CommonJS call require(); an ES module bundle has to provide it.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    // Only the part of undici the service client uses (see undici-lite.cjs).
+    alias: { undici: LITE },
+    logLevel: 'warning',
+  });
+  // Installed as the `websites-sync` command, it runs through its shebang.
+  chmodSync(`${outdir}main.js`, 0o755);
+}
 
 // The GitHub Action (action.yml): one file, committed, run by the runner as it is (no npm install).
 // It must be the same bytes from the same sources on every machine, since CI rebuilds it and compares
@@ -81,6 +85,9 @@ const action = await build({
   platform: 'node',
   target: 'node24',
   charset: 'utf8',
+  // Module paths are written into the bundle: node_modules as named in the tree (a worktree may link
+  // it from elsewhere), not where the link points.
+  preserveSymlinks: true,
   minifyWhitespace: true,
   minifySyntax: true,
   // The licences of the bundled dependencies travel with their code.
@@ -92,8 +99,11 @@ const action = await build({
   logLevel: 'warning',
 });
 const bundled = action.outputFiles[0].text;
-if (process.argv.includes('--check-action')) {
-  const committed = readFileSync(actionFile, { encoding: 'utf8', flag: 'a+' });
+if (checkAction) {
+  let committed = '';
+  try {
+    committed = readFileSync(actionFile, 'utf8');
+  } catch {}
   if (committed !== bundled) {
     console.error(`${actionFile} is not what src/ builds; run: npm run build, and commit action/index.mjs`);
     process.exit(1);
