@@ -34,7 +34,9 @@ export async function upsertComment(
     issue_number: number,
     per_page: 100,
   });
-  const mine = comments.find((c) => c.body?.includes(marker));
+  // The marker opens the body; a comment of the bot is preferred to one someone wrote to look like it.
+  const marked = comments.filter((c) => c.body?.startsWith(marker));
+  const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
   if (mine) {
     const { data } = await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
     return { id: data.id, created: false, url: data.html_url };
@@ -80,7 +82,7 @@ export async function findDriftIssue(
     state: 'open',
     per_page: 100,
   });
-  const found = issues.find((i) => !i.pull_request && i.body?.includes(DRIFT_MARKER));
+  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER));
   return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;
 }
 

@@ -194,6 +194,38 @@ describe('plan: one living comment per pull request', () => {
   });
 });
 
+describe('failures: said where people look, without a stack trace or a secret', () => {
+  it('an invalid manifest: the comment says which line, the job fails', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'broken');
+    const head = commitManifest(runner.workspace, `${MAIN}  - domain: [oops\n`, 'broken');
+    const run = await planOn(12, head);
+    expect(run.code).toBe(1);
+    const body = github.comments.get(12)?.[0]?.body ?? '';
+    expect(body).toContain(`No plan for commit \`${head}\``);
+    expect(body).toMatch(/websites\.yaml:\d+:\d+/);
+    expect(run.stdout).toMatch(/::error::/);
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
+    expect(simulator.requests).toHaveLength(0);
+  });
+
+  it('a service that echoes the key or a password: masked in the comment, summary, outputs and log', async () => {
+    // A debug page printing the request's headers (Authorization included), on every request.
+    simulator.setFaults({ script: Array.from({ length: 40 }, () => 'echo-html' as const) });
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const failed = await planOn(13, head, { timeout: '2s' });
+    expect(failed.code).toBe(1);
+    expect(github.comments.get(13)?.[0]?.body).toContain('the run failed');
+    // A 422 quoting the password of the website being created.
+    simulator.setFaults({ script: ['none', 'echo-422'] });
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const applied = await applyOn(sha, sha, { 'apply-unreviewed': 'true' });
+    expect(applied.code).toBe(1);
+    expect(applied.summary).toContain('is not valid');
+    expectNoSecret(failed, applied);
+  });
+});
+
 describe('apply: exactly what was reviewed', () => {
   it('applies the plan reviewed for the merged head commit, and keeps the state on its branch', async () => {
     await converge();
