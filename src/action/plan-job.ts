@@ -31,10 +31,11 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     await reportFailure(ctx, pull, error);
     throw error;
   }
-  if (report.saved) await keepPlan(ctx, pull.headSha, savedPlan);
+  // A plan that cannot be kept (no `contents: write`?) is still shown, saying so; then the job fails.
+  const notKept = report.saved ? await keepPlan(ctx, pull.headSha, savedPlan) : undefined;
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
-  const head = headOf(pull, report);
+  const head = headOf(pull, report, notKept);
   const body = commentBody(ctx, PLAN_MARKER, head, report);
   await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
   const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, PLAN_MARKER, body);
@@ -46,6 +47,10 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     ...(report.saved ? { savedPlan } : {}),
     summary: body,
   });
+  if (notKept) {
+    core.setFailed(`the plan could not be kept on ${ctx.inputs.planBranch}: ${notKept}`);
+    return 1;
+  }
   // 2 is "changes to review": the plan job succeeded; 1 (error) and 3 (refused) fail it.
   return report.code === 2 ? 0 : report.code;
 }
@@ -62,18 +67,27 @@ function pullRequestOf(ctx: JobContext): PullRequest {
   return { number: pull.number, headSha: head.sha, fork: head.repo?.full_name !== base.repo?.full_name };
 }
 
-function headOf(pull: PullRequest, report: SyncReport): string[] {
-  const kept = report.saved
+function headOf(pull: PullRequest, report: SyncReport, notKept: string | undefined): string[] {
+  let kept = report.saved
     ? `The signed plan is kept for commit \`${pull.headSha}\`: after merge, exactly it is applied.`
     : 'This plan is not kept: it cannot be applied after merge.';
+  if (notKept) kept = `**The signed plan could not be kept** (${notKept}): it cannot be applied after merge.`;
   return [`Plan for commit \`${pull.headSha}\`. ${kept}`];
 }
 
-/** The signed plan on the plans branch, one file per head commit (a later push adds its own). */
-async function keepPlan(ctx: JobContext, sha: string, path: string): Promise<void> {
+/**
+ * The signed plan on the plans branch, one file per head commit (a later push adds its own); why it
+ * could not be kept, if so.
+ */
+async function keepPlan(ctx: JobContext, sha: string, path: string): Promise<string | undefined> {
   const text = await readFile(path, 'utf8');
   const store = ctx.store(ctx.inputs.planBranch);
-  await commitToBranch(store, `websites-sync plan for ${sha}`, putFile(ctx.workspace, `${sha}.json`, text));
+  try {
+    await commitToBranch(store, `websites-sync plan for ${sha}`, putFile(ctx.workspace, `${sha}.json`, text));
+    return undefined;
+  } catch (error) {
+    return ctx.io.redactor.redact((error as Error).message);
+  }
 }
 
 /** A fork's pull request runs without the repository's secrets: say so, plainly, and plan nothing. */

@@ -1,3 +1,4 @@
+import { chmodSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,6 +207,25 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(run.stdout).toMatch(/::error::/);
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
     expect(simulator.requests).toHaveLength(0);
+  });
+
+  it('a plan that cannot be kept (the token may not push): shown, saying so, and the job fails', async () => {
+    // As GitHub answers a push without `contents: write`.
+    const hook = join(origin, 'hooks', 'pre-receive');
+    writeFileSync(
+      hook,
+      '#!/bin/sh\necho "Permission to acme/sites.git denied to github-actions[bot]." >&2\nexit 1\n',
+    );
+    chmodSync(hook, 0o755);
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run = await planOn(14, head);
+    expect(run.code).toBe(1);
+    const body = github.comments.get(14)?.[0]?.body ?? '';
+    expect(body).toContain('The signed plan could not be kept');
+    expect(body).toContain('Permission to acme/sites.git denied');
+    expect(body).toContain('shop.example.com');
+    expect(run.stdout).toContain('::error::the plan could not be kept on websites-sync-plans');
   });
 
   it('a service that echoes the key or a password: masked in the comment, summary, outputs and log', async () => {
