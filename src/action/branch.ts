@@ -115,7 +115,9 @@ export async function commitToBranch(
     if (commit === undefined) return tip;
     const pushed = await git(store.cwd, ['push', 'origin', `${commit}:refs/heads/${store.branch}`]);
     if (pushed.code === 0) return commit;
-    const moved = /non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(pushed.stderr);
+    const moved = /non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(
+      pushed.stderr,
+    );
     if (!moved || attempt >= ATTEMPTS) {
       throw new Error(`git push ${store.branch}: ${pushed.stderr.trim() || `exit ${pushed.code}`}`);
     }

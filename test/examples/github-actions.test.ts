@@ -46,13 +46,13 @@ describe('examples/github-actions.yml', () => {
     };
     expect(group).toContain("format('plan-{0}', github.event.pull_request.number)");
     expect(group).toContain("'apply'");
-    expect(cancel).toBe("${{ github.event_name == 'pull_request' }}");
+    expect(cancel).toBe(`\${{ github.event_name == 'pull_request' }}`);
   });
 
   it('gives only inputs the Action has, secrets only from secrets, and the permissions it needs', () => {
     const inputs = Object.keys(actionYml().inputs);
     for (const name of Object.keys(action?.with ?? {})) expect(inputs).toContain(name);
-    expect(action?.with?.['api-key']).toBe('${{ secrets.WEBSITES_SYNC_API_KEY }}');
+    expect(action?.with?.['api-key']).toBe(`\${{ secrets.WEBSITES_SYNC_API_KEY }}`);
     expect(workflow.permissions).toEqual({ contents: 'write', 'pull-requests': 'write', issues: 'write' });
   });
 
