@@ -5,7 +5,7 @@ import { formatDuration } from '../model/index.js';
 import { readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
 import { closeIssue, DRIFT_MARKER, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
-import { commentBody, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { commentBody, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { syncOnce } from './sync.js';
 
 // `command: drift`, on a schedule: a dry run against the account. Drift opens one issue (found again by
@@ -25,7 +25,7 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
   let head: string;
   if (drift) {
     head = `### websites-sync drift\n\n**The account differs from the manifest**, since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
-    const body = commentBody(ctx, DRIFT_MARKER, [head], report);
+    const body = commentBody(ctx, DRIFT_MARKER, [head, ...leadOf(report)], report);
     if (open) await updateIssue(ctx.github, { ...where, number: open.number }, body);
     const issue =
       open ??

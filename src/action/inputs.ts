@@ -23,7 +23,8 @@ export interface ActionInputs {
   flags: string[];
 }
 
-const OWN = [
+/** The Action's own inputs; every other input is the command line's option of that name. */
+export const OWN_INPUTS = [
   'command',
   'api-key',
   'github-token',
@@ -53,14 +54,14 @@ const SET_BY_THE_ACTION = new Set<string>([
 /** The inputs as the runner hands them over (`INPUT_<NAME>` variables), every problem named by input. */
 export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
   const given = givenInputs(env);
-  const own = (name: (typeof OWN)[number]) => given.get(name) ?? '';
+  const own = (name: (typeof OWN_INPUTS)[number]) => given.get(name) ?? '';
   const command = own('command');
   if (!(COMMANDS as readonly string[]).includes(command)) {
     throw new UsageError(`input command: "${command}" is not a job; use plan, apply or drift`);
   }
   const flags: string[] = [];
   for (const [name, value] of given) {
-    if ((OWN as readonly string[]).includes(name)) continue;
+    if ((OWN_INPUTS as readonly string[]).includes(name)) continue;
     flags.push(...flagsOf(name, value));
   }
   return {

@@ -5,7 +5,7 @@ import { UsageError } from '../cli/index.js';
 import { commitToBranch, putFile, readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
 import { PLAN_MARKER, upsertComment } from './github.js';
-import { commentBody, failureText, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { commentBody, failureText, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { type SyncReport, syncOnce } from './sync.js';
 
 // `command: plan`, on a pull request: a dry run against the account, the plan in one living comment
@@ -52,6 +52,8 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     return 1;
   }
   // 2 is "changes to review": the plan job succeeded; 1 (error) and 3 (refused) fail it.
+  if (report.code === 3) core.setFailed(`refused: ${ctx.io.redactor.redact(report.result.refused ?? '')}`);
+  else if (report.code === 1) core.setFailed('the plan ended with errors (see the job summary)');
   return report.code === 2 ? 0 : report.code;
 }
 
@@ -72,7 +74,7 @@ function headOf(pull: PullRequest, report: SyncReport, notKept: string | undefin
     ? `The signed plan is kept for commit \`${pull.headSha}\`: after merge, exactly it is applied.`
     : 'This plan is not kept: it cannot be applied after merge.';
   if (notKept) kept = `**The signed plan could not be kept** (${notKept}): it cannot be applied after merge.`;
-  return [`Plan for commit \`${pull.headSha}\`. ${kept}`];
+  return [`Plan for commit \`${pull.headSha}\`. ${kept}`, ...leadOf(report)];
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { COMMENT_LIMIT, summarise } from '../plan/index.js';
+import { COMMENT_LIMIT, escapeMarkdown, summarise } from '../plan/index.js';
 import type { JobContext } from './context.js';
 import type { SyncReport } from './sync.js';
 
@@ -69,4 +69,18 @@ export function failureText(ctx: JobContext, error: unknown): string {
   const reported = ctx.io.written().trim();
   const quoted = [message, reported].filter(Boolean).join('\n');
   return ctx.io.redactor.redact(`\`\`\`\n${quoted.replace(/```/g, "'''").slice(-8000)}\n\`\`\``);
+}
+
+/**
+ * What a reader must see before the tables: a refusal by the delete guard (the renderer puts it after
+ * the plan) and how many warnings are listed below.
+ */
+export function leadOf(report: SyncReport): string[] {
+  const lead: string[] = [];
+  const { refused, plan } = report.result;
+  if (refused) lead.push(`> [!CAUTION]\n> **Refused by the delete guard:** ${escapeMarkdown(refused)}`);
+  const warnings = plan.warnings.length;
+  if (warnings > 0)
+    lead.push(`**${warnings} warning${warnings === 1 ? '' : 's'}**, listed below the changes.`);
+  return lead;
 }

@@ -209,6 +209,20 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(simulator.requests).toHaveLength(0);
   });
 
+  it('a plan the delete guard refuses: the refusal leads the comment, nothing is kept, the job fails', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'empty');
+    const head = commitManifest(runner.workspace, 'version: 1\nprune: true\nwebsites: []\n', 'empty');
+    const run = await planOn(15, head);
+    expect(run.code).toBe(3);
+    expect(run.outputs['exit-status']).toBe('3');
+    expect(run.stdout).toContain('::error::refused: the manifest lists no website');
+    const body = github.comments.get(15)?.[0]?.body ?? '';
+    expect(body.indexOf('Refused by the delete guard')).toBeGreaterThan(0);
+    expect(body.indexOf('Refused by the delete guard')).toBeLessThan(body.indexOf('#### Delete'));
+    expect(body).toContain('This plan is not kept');
+    expect(() => git(origin, 'rev-parse', '--verify', 'websites-sync-plans')).toThrow();
+  });
+
   it('a plan that cannot be kept (the token may not push): shown, saying so, and the job fails', async () => {
     // As GitHub answers a push without `contents: write`.
     const hook = join(origin, 'hooks', 'pre-receive');
