@@ -36,7 +36,10 @@ export function setOutputs(ctx: JobContext, outputs: Outputs): void {
 export function summaryMarkdown(report: SyncReport): string {
   let budget = SUMMARY_BYTES;
   for (;;) {
-    const text = report.markdown({ maxLength: budget });
+    const text = report.markdown({
+      maxLength: budget,
+      wholePlanAt: 'the JSON plan (the `plan-json` output)',
+    });
     const bytes = Buffer.byteLength(text);
     if (bytes <= SUMMARY_BYTES || budget < 1024) return text;
     budget = Math.floor((budget * SUMMARY_BYTES) / bytes) - 1024;
