@@ -4,6 +4,7 @@ import {
   connectFromConfig,
   type Io,
   loadOrExit,
+  notifyRun,
   renderReport,
   VERSION,
 } from '../cli/index.js';
@@ -54,6 +55,7 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       onApply: () => client.budget.use(1),
       ...(request.saved ? { saved: { ...request.saved, version: VERSION } } : {}),
     });
+    await notifyRun(config, io, logger, result);
     const outcome = classifyRun(result, { dryRun: config.dryRun });
     const { exitCode } = summariseOutcome(outcome, { detailedExitcode: config.detailedExitcode });
     let saved = false;

@@ -8,6 +8,7 @@ export { EXIT, ExitError, UsageError } from './errors.js';
 export { type Io, redacting } from './io.js';
 export { loadOrExit } from './load.js';
 export { commandLogger } from './logger.js';
+export { notifyRun } from './notify-run.js';
 export { OPTION_TABLE, type OptionName } from './options.js';
 export { renderReport } from './output.js';
 export { VERSION } from './version.js';

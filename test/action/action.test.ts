@@ -14,6 +14,7 @@ import {
 } from '../helpers/action.js';
 import { COMMENT_LIMIT, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
 import { pullRequestEvent, pushEvent, scheduleEvent } from '../helpers/github-events.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 // The GitHub Action end to end: the committed bundle run as the runner runs it, against the simulator,
 // with GitHub's REST API answered by a loopback server and `origin` a local bare repository (the state
@@ -253,9 +254,14 @@ describe('failures: said where people look, without a stack trace or a secret', 
     // A 422 quoting the password of the website being created.
     simulator.setFaults({ script: ['none', 'echo-422'] });
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
-    const applied = await applyOn(sha, sha, { 'apply-unreviewed': 'true' });
+    const hook = await startReceiver();
+    const applied = await applyOn(sha, sha, { 'apply-unreviewed': 'true', 'notify-url': hook.url });
+    await hook.close();
     expect(applied.code).toBe(1);
     expect(applied.summary).toContain('is not valid');
+    // The notify-url input is the option: the failure is told to the webhook too, masked alike.
+    expect(hook.received.map((e) => e.event)).toEqual(['operation_failed']);
+    expect(JSON.stringify(hook.received)).not.toContain(PASSWORD);
     expectNoSecret(failed, applied);
   });
 });
