@@ -9,7 +9,9 @@ import { build } from 'esbuild';
 
 const outdir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 const CHUNK = /^bundle-.*\.js(\.map)?$/;
-for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
+// `--check-action` (CI: .ci/run) only builds the Action and compares it with the committed file: the
+// CLI's bundle in dist/ is left as it is.
+const checkAction = process.argv.includes('--check-action');
 
 // The alias below gives the bundle only part of undici: refuse to build if src/ imports a value it lacks
 // (a missing name would be undefined at run time, not an error at build time).
@@ -28,9 +30,8 @@ for (const file of readdirSync(src, { recursive: true })) {
   }
 }
 
-// `--check-action` (CI: .ci/run) only builds the Action and compares it with the committed file.
-const checkAction = process.argv.includes('--check-action');
 if (!checkAction) {
+  for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
   await build({
     entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
     outdir,
