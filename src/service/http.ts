@@ -88,6 +88,8 @@ export class HttpTransport {
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
+      // HTTP/1.1, as the simulator and the tests speak it (the bundle leaves undici's HTTP/2 client out).
+      allowH2: false,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).
