@@ -423,8 +423,13 @@ async function startNetwork() {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const [chunk] = await once(holder.stdout, 'data');
-  if (!String(chunk).includes('up')) fail('could not bring up a private network namespace (unshare --net)');
+  // Its first line, or its end when unshare or ip is refused (then there is no line to wait for).
+  const chunk = await Promise.race([
+    once(holder.stdout, 'data').then(([data]) => String(data)),
+    once(holder, 'exit').then(() => ''),
+    once(holder, 'error').then(() => ''),
+  ]);
+  if (!chunk.includes('up')) fail('could not bring up a private network namespace (unshare --net, ip link)');
   return { holder, enter: (argv) => ['nsenter', `--net=/proc/${holder.pid}/ns/net`, '--', ...argv] };
 }
 
