@@ -31,5 +31,6 @@ export function adoptedNote(plan: Plan): string | undefined {
   const domains = plan.adopted.map((a) => a.domain);
   const shown = domains.slice(0, 5).join(', ');
   const more = domains.length > 5 ? `, … (+${domains.length - 5})` : '';
-  return `Adopted ${plan.adopted.length} website(s): exclude_params and passwords are assumed to match the manifest (recorded, not sent): ${shown}${more}`;
+  // Said of the plan, not of a result: a dry run adopts nothing.
+  return `Adopts ${plan.adopted.length} website(s) when applied: exclude_params and passwords are assumed to match the manifest (recorded, not sent): ${shown}${more}`;
 }

@@ -28,6 +28,8 @@ const COLORS = { create: 32, update: 33, delete: 31, risk: 31, dim: 2 } as const
 
 /** The first line of a plan with something to show, so a reader new to it knows the signs. */
 export const LEGEND = 'websites-sync will make these changes (+ create, ~ update in place, - delete):';
+/** The first line when the plan only holds things back: it makes no change. */
+export const HELD_LEGEND = 'websites-sync will make no change; it holds these back:';
 
 /** A field sent only because its current value cannot be known: not drift. */
 export const RESEND_NOTE = 'will be sent: not readable from the service';
@@ -37,7 +39,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const lines: string[] = [];
   for (const change of plan.changes) lines.push(...renderChange(change, paint));
   lines.push(...heldBack(plan, paint));
-  if (lines.length > 0) lines.unshift(LEGEND, '');
+  if (lines.length > 0) lines.unshift(plan.changes.length > 0 ? LEGEND : HELD_LEGEND, '');
   if (lines.length > 0 && plan.unchanged > 0) lines.push(paint(COLORS.dim, `(${unchangedHidden(plan)})`));
   if (lines.length > 0) lines.push('');
   // Warnings arrive formatted as `file:line:column: warning: …`; they are shown as they are.

@@ -90,6 +90,7 @@ export class HttpTransport {
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
+      allowH2: false, // HTTP/1.1, as the simulator and tests speak it (the bundle leaves HTTP/2 out).
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).

@@ -46,7 +46,7 @@ describe('--once --adopt', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(simulator.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
     expect(run.stdout).toContain(
-      'Adopted 250 website(s): exclude_params and passwords are assumed to match the manifest (recorded, not sent)',
+      'Adopts 250 website(s) when applied: exclude_params and passwords are assumed to match the manifest (recorded, not sent)',
     );
     const state = JSON.parse(await readFile(env.WEBSITES_SYNC_STATE_FILE as string, 'utf8'));
     expect(Object.keys(state.websites)).toHaveLength(250);

@@ -99,4 +99,18 @@ describe('renderText: a plan an operator can read (issue 12 §3)', () => {
     );
     expect(text).not.toContain('(not readable from the service) →');
   });
+
+  it('a plan that only holds a protected website back does not announce changes (issue 23 §4)', () => {
+    const plan = computePlan({
+      desired: desiredState([desiredSite('a.example.com')]),
+      current: [remoteSite(1, 'a.example.com', { exclude_params: [] })],
+      state: emptyState('https://stats.example.com'),
+      prune: true,
+    });
+    plan.protected.push('kept.example.com');
+    const text = renderText(plan, { color: false });
+    expect(text).not.toContain('will make these changes');
+    expect(text).toContain('websites-sync will make no change; it holds these back:');
+    expect(text).toContain('No changes.');
+  });
 });
