@@ -12,6 +12,7 @@ import {
 import type { StateData } from '../state/index.js';
 import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
 import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
+import { keepTwin, managedRecords } from './twins.js';
 import {
   ACTION_ORDER,
   type Change,
@@ -54,6 +55,7 @@ export function computePlan(input: PlanInput): Plan {
   const ignore = compileIgnore(desired.ignore);
   const remotes = matchWebsites(desired.websites, current);
   const collides = collisions(desired.websites, current);
+  const managedRecord = managedRecords(desired.websites, remotes);
 
   const plan = emptyPlan(current.length);
   let matched = 0;
@@ -81,7 +83,7 @@ export function computePlan(input: PlanInput): Plan {
     const patterns = desired.ignore.length > 0 ? ignore.matchAll(record.domain) : [];
     for (const index of patterns) used.add(index);
     const twin = patterns.length > 0 ? undefined : remotes.twinOf(record);
-    if (twin !== undefined) keepTwin(record, twin, prune, plan);
+    if (twin !== undefined) keepTwin({ record, listed: twin, managed: managedRecord(twin) }, prune, plan);
     else if (patterns.length > 0) plan.ignored.push(record.domain);
     else if (prune) planPrune(record, rules, plan);
     else plan.unmanaged.push(record.domain);
@@ -97,17 +99,6 @@ export function computePlan(input: PlanInput): Plan {
   plan.ignored.sort();
   plan.unmanaged.sort();
   return plan;
-}
-
-/**
- * A record that shares a name with a listed website but is not the one the entry manages (the service
- * holds both): never deleted, whatever prune says, and said so.
- */
-function keepTwin(record: RemoteWebsite, listed: string, prune: boolean, plan: Plan): void {
-  if (!prune) plan.unmanaged.push(record.domain);
-  plan.warnings.push(
-    `${record.domain} (id ${record.id}) is the same website as the listed ${listed} for websites-sync, but the service holds it separately: it is not managed and never deleted by websites-sync (list it as written to manage it, or delete it in the web interface)`,
-  );
 }
 
 /**

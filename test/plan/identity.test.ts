@@ -240,7 +240,7 @@ describe('records that share an identity', () => {
       );
       const plan = computePlan({ desired, current, state: state(), prune: true });
       expect(plan.changes.filter((c) => c.kind === 'delete')).toEqual([]);
-      expect(plan.warnings.join('\n')).toMatch(/never deleted by websites-sync/);
+      expect(plan.warnings.join('\n')).toMatch(/never changes or deletes this one/);
     }
   });
 
