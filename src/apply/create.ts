@@ -59,7 +59,16 @@ async function storeWebsite(change: CreateChange, context: CreateContext): Promi
       const found = await service.findWebsite(change.domain).catch((lookup: unknown) => {
         throw lookup instanceof NotSentError ? error : lookup;
       });
-      if (found) return settleFound(change, found, context);
+      if (found) {
+        // A store the service answered with a body we cannot read (issue 19 §7) was done: say so once.
+        if (error.status !== undefined && error.status < 300) {
+          logger.warn(
+            { domain: change.domain, err: error.message },
+            'store answered strangely; the website was created',
+          );
+        }
+        return settleFound(change, found, context);
+      }
       if (attempt >= (service.storeAttempts ?? STORE_ATTEMPTS)) throw error;
       logger.warn(
         { domain: change.domain, attempt, err: error.message },
