@@ -109,6 +109,9 @@ async function adopt(
   context: CreateContext,
 ): Promise<CreateResult> {
   const full = fullSettings(change);
+  // A website that was there before: what it holds of an undeclared write-only field nobody can see,
+  // and websites-sync never sent, stays as it is (as for any listed website).
+  for (const field of change.undeclared ?? []) if (found[field] === undefined) delete full[field];
   const record = await context.service.updateWebsite(found.id, full);
   recordWrite(context.state, record, full, context.logger);
   return { result: 'adopted', id: record.id };

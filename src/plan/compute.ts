@@ -10,7 +10,13 @@ import {
   websiteKey,
 } from '../model/index.js';
 import type { StateData } from '../state/index.js';
-import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
+import {
+  comparePassword,
+  compareSetting,
+  countKeptWriteOnly,
+  settingDiffers,
+  showSetting,
+} from './compare.js';
 import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
 import { keepTwin, managedRecords } from './twins.js';
 import {
@@ -64,6 +70,7 @@ export function computePlan(input: PlanInput): Plan {
     if (remote) {
       matched++;
       rememberProtection(website, remote, plan);
+      countKeptWriteOnly(website, remote, input.state, plan);
     }
     if (!remote && collides(website)) {
       plan.warnings.push(
@@ -169,6 +176,7 @@ function planCreate(website: DesiredWebsite): CreateChange {
   if (website.writtenDomain !== undefined) change.written = website.writtenDomain;
   if (website.protect) change.protect = true;
   if (ignored.length > 0) change.ignoreFields = ignored;
+  if (website.undeclared !== undefined) change.undeclared = website.undeclared;
   return change;
 }
 
