@@ -66,4 +66,20 @@ describe('write-only fields the manifest does not declare', () => {
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(again.code).toBe(0);
   });
+
+  it('a create that finds the website on the account already leaves its unseen values alone too', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    email: true\n',
+    );
+    // The listing misses a.example.com: the store answers "already taken" and the lookup finds it.
+    const empty = { data: [], meta: { current_page: 1, last_page: 1, total: 0 } };
+    simulator.setFaults({ script: ['given-body'], givenBody: empty });
+    const run = await runCli(['--once'], env);
+    expect(run.code).toBe(0);
+    const patch = simulator.requests.find((r) => r.method === 'PATCH');
+    expect(patch?.body).toHaveProperty('email', '1');
+    expect(patch?.body).not.toHaveProperty('exclude_params');
+    expect(held()[0]).toEqual(['a.example.com', 'utm_source']);
+  });
 });
