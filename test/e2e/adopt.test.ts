@@ -81,7 +81,9 @@ describe('--once --adopt', () => {
   it('is never the default, and only for a one-off --once run', async () => {
     await start(1);
     const plain = await runCli(['--once', '--dry-run'], env);
-    expect(plain.stdout).toContain('exclude_params: [ref]  (will be sent: not readable from the service)');
+    expect(plain.stdout).toContain(
+      'exclude_params: [ref]  (will be sent, replacing a value the service does not show; --adopt records it instead)',
+    );
     for (const args of [
       ['--adopt'],
       ['--once', '--adopt', '--plan', 'x.json'],
