@@ -20,11 +20,12 @@ export type Command =
   | 'export'
   | 'restore'
   | 'schema'
+  | 'state'
   | 'simulator'
   | 'help'
   | 'version';
 
-export const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
+export const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'state', 'simulator']);
 
 /**
  * The sub-command wherever it stands among the global options (`-f x.yaml validate` as well as

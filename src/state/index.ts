@@ -1,4 +1,14 @@
 export {
+  appendBackup,
+  type BackupEntry,
+  backupEntryOf,
+  backupPathFor,
+  checkBackupPath,
+  DEFAULT_BACKUP_NAME,
+  type ReadBackups,
+  readBackups,
+} from './backup-file.js';
+export {
   type HeldLifecycle,
   inspectHeld,
   isDoubtful,
@@ -8,6 +18,7 @@ export {
   protectionsNotInForce,
 } from './discarded.js';
 export {
+  canonicalBaseUrl,
   type LoadedState,
   loadState,
   sameBaseUrl,
@@ -23,6 +34,13 @@ export {
 } from './lifecycle.js';
 export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
 export {
+  isPostgresUrl,
+  openStateStore,
+  type StateLocationOptions,
+  shownLocation,
+  stateSecrets,
+} from './open.js';
+export {
   notRegular,
   notRegularMessage,
   openPrivateFile,
@@ -30,3 +48,15 @@ export {
   whereItLands,
 } from './private-file.js';
 export * from './state.js';
+export type {
+  DoubtfulProtections,
+  Leadership,
+  LockHolder,
+  ReadOptions,
+  ReadResult,
+  StateAccess,
+  StateSession,
+  StateStore,
+  StoreContents,
+  StoredState,
+} from './store-types.js';

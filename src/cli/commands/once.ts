@@ -17,6 +17,7 @@ import {
   readSavedPlan,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
+import { isPostgresUrl, type StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -28,6 +29,7 @@ import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
 import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
+import { openStoreFromConfig } from '../state-store.js';
 import { StatusLine } from '../status-line.js';
 import { VERSION } from '../version.js';
 
@@ -43,6 +45,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const io = status.guard(processIo);
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
+  const store = await openStoreFromConfig(config, io, { baseUrl: client.baseUrl, logger });
   const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
   // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
   // those in flight.
@@ -58,6 +61,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
       saved,
       interruption,
       status,
+      store,
     });
     return interruption.received ? exitCodeOf(interruption.received) : code;
   } catch (error) {
@@ -67,6 +71,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   } finally {
     status.clear();
     interruption.dispose();
+    await store.close();
     await closeClient(client, interruption.received);
   }
 }
@@ -81,6 +86,7 @@ interface OnceRun {
   saved: ReadSavedPlan | undefined;
   interruption: Interruption;
   status: StatusLine;
+  store: StateStore;
 }
 
 async function reconcileAndReport(run: OnceRun): Promise<number> {
@@ -127,6 +133,7 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     baseUrl: client.baseUrl,
     secret: client.secret,
     ...config.run,
+    state: run.store,
     prune,
     logger: run.logger,
     signal: run.interruption.signal,
@@ -151,16 +158,17 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
  */
 async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
   if (!config.notifyUrl) return;
-  const memory = sentPathFor(config.stateFile);
+  // Beside a state file; a shared state keeps no memory of what was sent (every run tells).
+  const memory = isPostgresUrl(config.state) || config.stateUrlFile ? undefined : sentPathFor(config.state);
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact: (text) => io.redactor.redact(text),
-    sent: await readSent(memory),
+    sent: memory ? await readSent(memory) : {},
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
-  if (config.dryRun) return;
+  if (config.dryRun || !memory) return;
   await writeSent(memory, notifier.sent()).catch((error: Error) =>
     logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
   );

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RemoteWebsite, WebsiteId } from '../model/index.js';
-import { openPrivateFile, refuseNotRegular } from '../state/index.js';
+import { openPrivateFile, refuseNotRegular } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
