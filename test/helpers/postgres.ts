@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,16 @@ import pg from 'pg';
 // throwaway cluster of Debian's PostgreSQL (initdb into a temporary folder, pg_ctl on a free loopback
 // port), removed after. initdb and pg_ctl refuse to run as root: as root they run as `postgres`.
 
-const BIN = process.env.WEBSITES_SYNC_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** Debian's layout: /usr/lib/postgresql/VERSION/bin; the newest installed. */
+function findBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0] ?? '15';
+  return join(root, newest, 'bin');
+}
+const BIN = findBin();
 
 export interface TestDatabase {
   /** Superuser URL of the database (no schema parameter). */
