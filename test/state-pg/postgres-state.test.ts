@@ -106,6 +106,22 @@ describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
     expect(converged.code, converged.stdout).toBe(0);
   });
 
+  it('a delete is backed up in PostgreSQL first, and restore reads it back from there', async () => {
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    await writeFile(join(dir, 'websites.yaml'), manifest(DOMAINS.slice(1)));
+    const pruned = await runCli(['--once', '--prune'], env);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    const rows = await db.query<{ domain: string }>(
+      `SELECT entry->>'domain' AS domain FROM "${schema}".backups`,
+    );
+    expect(rows).toEqual([{ domain: DOMAINS[0] }]);
+    const restored = await runCli(['restore'], env);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain(`domain: ${DOMAINS[0]}`);
+    expect(restored.stderr).toContain('the backups table of postgres://127.0.0.1:');
+    expect(restored.stderr + restored.stdout).not.toContain(PASSWORD);
+  });
+
   it('state show names the holder of the lock while a run holds it', async () => {
     let shown = '';
     simulator.onRequest = async (request) => {
