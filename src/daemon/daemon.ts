@@ -124,7 +124,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   /** Ready only when the manifest file is valid and the last run succeeded. */
   readiness(): Readiness {
     if (this.#abort.signal.aborted) return { ready: false, reason: 'shutting down' };
-    if (!this.#election.leading) {
+    if (this.#election.standingBy) {
       return { ready: true, standby: true, reason: 'standby: another daemon leads this account' };
     }
     if (!this.#last) return { ready: false, reason: 'the first run has not finished' };

@@ -27,6 +27,8 @@ export class LeaderElection {
   #timer: unknown;
   #stopped = false;
   #standbyLogged = false;
+  /** Only once a try found another leader: before the first try, this daemon is neither. */
+  #standingBy = false;
 
   constructor(options: ElectionOptions) {
     this.#options = options;
@@ -36,6 +38,11 @@ export class LeaderElection {
   /** The leadership while this daemon leads; undefined on standby. */
   get leading(): Leadership | undefined {
     return this.#leadership?.lost.aborted ? undefined : this.#leadership;
+  }
+
+  /** Another daemon leads: this one stands by, ready to take over. */
+  get standingBy(): boolean {
+    return this.#standingBy && !this.#stopped;
   }
 
   /** Tries once now (an error reaching the store stops the start), then every pollMs while on standby. */
@@ -62,6 +69,7 @@ export class LeaderElection {
     if (!leadership) return this.#standBy();
     this.#leadership = leadership;
     this.#standbyLogged = false;
+    this.#standingBy = false;
     leadership.lost.addEventListener('abort', () => this.#lost(leadership), { once: true });
     this.#options.logger.info(
       { state: this.#options.store.shown },
@@ -72,6 +80,7 @@ export class LeaderElection {
   }
 
   #standBy(): void {
+    this.#standingBy = true;
     this.#options.onRole(false);
     if (!this.#standbyLogged) {
       this.#options.logger.info(

@@ -45,8 +45,8 @@ export async function openStateStore(options: StateLocationOptions): Promise<Sta
 export function stateSecrets(location: string): string[] {
   if (!isPostgresUrl(location)) return [];
   try {
-    const { password } = parsePostgresUrl(location);
-    return password ? [password] : [];
+    const { password, passwordAsWritten } = parsePostgresUrl(location);
+    return [password, passwordAsWritten].filter((secret) => secret !== '');
   } catch {
     return [];
   }

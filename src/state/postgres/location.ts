@@ -15,6 +15,8 @@ export interface PostgresLocation {
   shown: string;
   /** The password, for the Redactor (empty when there is none in the URL). */
   password: string;
+  /** As written in the URL (percent-encoded), for the Redactor too. */
+  passwordAsWritten: string;
 }
 
 export function isPostgresUrl(text: string): boolean {
@@ -41,14 +43,13 @@ export function parsePostgresUrl(text: string, name = '--state'): PostgresLocati
   }
   url.searchParams.delete('schema');
   const password = decodeURIComponent(url.password);
-  const bare = new URL(url.href);
-  bare.username = '';
-  bare.password = '';
+  const shown = shownUrl(url.href);
   return {
     connectionString: url.href,
     schema,
-    shown: `${bare.href}${bare.search ? '&' : '?'}schema=${schema}`,
+    shown: `${shown}${url.search ? '&' : '?'}schema=${schema}`,
     password,
+    passwordAsWritten: url.password,
   };
 }
 
