@@ -25,8 +25,10 @@ export interface TestDatabase {
   url: string;
   /** A fresh schema name for one test: accounts and schemas never mix between tests. */
   schema(): string;
-  /** `url` with `?schema=NAME`, as an operator writes it. */
-  stateUrl(schema: string): string;
+  /** `url` with `?schema=NAME`, as an operator writes it; as another user when one is given. */
+  stateUrl(schema: string, as?: { user: string; password: string }): string;
+  /** The password in `url`, which no output may show. */
+  password: string;
   /** A query as the superuser (pg_terminate_backend, inspection). */
   query<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
@@ -53,7 +55,16 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   return {
     url,
     schema: () => `${prefix}_${++counter}`,
-    stateUrl: (schema) => `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`,
+    password: decodeURIComponent(new URL(url).password),
+    stateUrl: (schema, as) => {
+      const built = new URL(url);
+      if (as) {
+        built.username = as.user;
+        built.password = as.password;
+      }
+      built.searchParams.set('schema', schema);
+      return built.href;
+    },
     query: async (text, values) => (await admin.query(text, values)).rows,
     stop: async () => {
       await admin.end();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
-import { PASSWORD, skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 // `state migrate`: a file state and its backups into PostgreSQL and back, losing nothing.
 
@@ -63,7 +63,7 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
     const into = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
     expect(into.code, into.stderr).toBe(0);
     expect(into.stderr).toContain('Copied 1 account state(s) and 1 backup(s)');
-    expect(into.stderr).not.toContain(PASSWORD);
+    expect(into.stderr).not.toContain(db.password);
 
     // The copy is in force: a run on PostgreSQL is converged, protections and delays included.
     const dry = await runCli(

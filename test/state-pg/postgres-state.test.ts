@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
-import { PASSWORD, skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 // The PostgreSQL state from the built CLI, against a real server (a throwaway cluster, or
 // WEBSITES_SYNC_TEST_DATABASE_URL).
@@ -57,7 +57,7 @@ describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
     expect(rows).toHaveLength(DOMAINS.length);
     const { readdir } = await import('node:fs/promises');
     expect(await readdir(dir)).toEqual(['websites.yaml']);
-    for (const out of [first, again]) expect(out.stdout + out.stderr).not.toContain(PASSWORD);
+    for (const out of [first, again]) expect(out.stdout + out.stderr).not.toContain(db.password);
   });
 
   it('two --once runs racing on one account: one waits for the other, and every website is created once', async () => {
@@ -94,7 +94,7 @@ describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
     expect(stopped.stderr).toMatch(
       /connection to postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=\w+ (ended|failed)/,
     );
-    expect(stopped.stderr).not.toContain(PASSWORD);
+    expect(stopped.stderr).not.toContain(db.password);
     // The operation in flight when the lock went may finish; none is started after.
     expect(afterCut).toBeLessThanOrEqual(1);
     simulator.onRequest = undefined;
@@ -119,7 +119,7 @@ describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`domain: ${DOMAINS[0]}`);
     expect(restored.stderr).toContain('the backups table of postgres://127.0.0.1:');
-    expect(restored.stderr + restored.stdout).not.toContain(PASSWORD);
+    expect(restored.stderr + restored.stdout).not.toContain(db.password);
   });
 
   it('state show names the holder of the lock while a run holds it', async () => {
@@ -132,7 +132,7 @@ describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
     const run = await runCli(['--once'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(shown).toMatch(/Lock: held by "websites-sync --once" \(pid \d+ on .+\) since \d{4}-/);
-    expect(shown).not.toContain(PASSWORD);
+    expect(shown).not.toContain(db.password);
     const after = await runCli(['state', 'show'], env);
     expect(after.stdout).toContain('Lock: free');
     expect(after.stdout).toContain(`websites with recorded write-only fields: ${DOMAINS.length}`);
@@ -162,7 +162,7 @@ describe.skipIf(skipWithoutDatabase)(
     const writes = () => simulator.requests.filter((r) => r.method !== 'GET');
 
     it('wrong credentials', async () => {
-      const url = db.stateUrl(db.schema()).replace(PASSWORD, 'not-the-password');
+      const url = db.stateUrl(db.schema(), { user: new URL(db.url).username, password: 'not-the-password' });
       const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE: url });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('refused the credentials');
@@ -177,15 +177,15 @@ describe.skipIf(skipWithoutDatabase)(
       expect(run.stderr).toMatch(
         /cannot reach PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/postgres\?schema=\w+ \(ECONNREFUSED\)/,
       );
-      expect(run.stderr).not.toContain(PASSWORD);
+      expect(run.stderr).not.toContain(db.password);
       expect(writes()).toEqual([]);
     });
 
     it('a user without the privilege to create the schema', async () => {
       const schema = db.schema();
       await db.query(`CREATE ROLE ${schema}_ro LOGIN PASSWORD 'ro-secret-9'`);
-      await db.query(`REVOKE CREATE ON DATABASE postgres FROM PUBLIC`);
-      const url = db.stateUrl(schema).replace(`postgres:${PASSWORD}@`, `${schema}_ro:ro-secret-9@`);
+      await db.query(`REVOKE CREATE ON DATABASE ${new URL(db.url).pathname.slice(1)} FROM PUBLIC`);
+      const url = db.stateUrl(schema, { user: `${schema}_ro`, password: 'ro-secret-9' });
       const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE: url });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('missing privileges');
@@ -214,12 +214,12 @@ describe.skipIf(skipWithoutDatabase)(
       expect(refused.stderr).toContain(
         '--state: a URL with a password is never accepted on the command line',
       );
-      expect(refused.stderr).not.toContain(PASSWORD);
+      expect(refused.stderr).not.toContain(db.password);
       const file = join(dir, 'state-url');
       await writeFile(file, `${url}\n`);
       const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_URL_FILE: file });
       expect(run.code, run.stderr).toBe(0);
-      expect(await readFile(file, 'utf8')).toContain(PASSWORD);
+      expect(await readFile(file, 'utf8')).toContain(db.password);
     });
 
     it('two processes creating the schema at once: both start, the schema is made once', async () => {
