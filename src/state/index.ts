@@ -25,6 +25,7 @@ export {
   saveState,
   writePrivateFileAtomically,
 } from './file.js';
+export { describeHolder, heldMessage } from './holder.js';
 export {
   isProtected,
   type LifecycleUpdate,

@@ -111,7 +111,7 @@ describe.skipIf(skipWithoutDatabase)('daemon replicas with a PostgreSQL state', 
           cutting = true;
           await checked;
           await db.query(
-            `SELECT pg_terminate_backend(backend_pid) FROM ${schemaOf(env)}.lock_holders WHERE role = 'leader'`,
+            `SELECT pg_terminate_backend(backend_pid, 10000) FROM ${schemaOf(env)}.lock_holders WHERE role = 'leader'`,
           );
           resolve();
         }

@@ -1,4 +1,5 @@
 import {
+  describeHolder,
   type LockHolder,
   openStateStore,
   type StateStore,
@@ -42,10 +43,7 @@ async function show(config: Config, io: Io): Promise<number> {
 
 function holderLines(holders: readonly LockHolder[]): string[] {
   if (holders.length === 0) return ['Lock: free'];
-  return holders.map(
-    (h) =>
-      `${h.role === 'leader' ? 'Leader' : 'Lock'}: held by "${h.command}" (pid ${h.pid} on ${h.host}) since ${h.since}`,
-  );
+  return holders.map((h) => `${h.role === 'leader' ? 'Leader' : 'Lock'}: held by ${describeHolder(h)}`);
 }
 
 function accountLines(state: StoredState): string[] {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { canonicalBaseUrl } from '../file.js';
+import { heldMessage } from '../holder.js';
 import { StateLockError } from '../lock-error.js';
 import type {
   Leadership,
@@ -231,15 +232,4 @@ async function contentsOf(connection: Connection, schema: string): Promise<Store
     if (stored) states.push(stored);
   }
   return { states, backups: await readBackupRows(connection.client, schema) };
-}
-
-/** Names who holds the lock, so the operator knows whom to wait for; nothing to remove by hand. */
-export function heldMessage(holders: readonly LockHolder[], shown: string, account: string): string {
-  const who = holders.map(describeHolder).join('; ') || 'a run that has just finished';
-  return `another run holds the state of ${account} in ${shown}: ${who}. Wait for it to finish (one run at a time per account); if its process is gone, the server has already released the lock`;
-}
-
-export function describeHolder(holder: LockHolder): string {
-  const role = holder.role === 'leader' ? 'the leading daemon' : 'a run';
-  return `${role} "${holder.command}" (pid ${holder.pid} on ${holder.host}) since ${holder.since}`;
 }
