@@ -119,7 +119,8 @@ async function savePart(
   after: Map<string, string>,
 ) {
   const gone = [...before.keys()].filter((id) => !after.has(id));
-  const changed: Record<string, unknown> = {};
+  // Ids are opaque strings: one spelled `__proto__` must be a key like any other (byId).
+  const changed = byId<unknown>();
   for (const [id, json] of after) if (before.get(id) !== json) changed[id] = JSON.parse(json);
   if (gone.length > 0)
     await client.query(`DELETE FROM ${table} WHERE account = $1 AND id = ANY($2)`, [account, gone]);
