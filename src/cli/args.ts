@@ -13,6 +13,7 @@ import {
   optionValue,
 } from './options.js';
 import { refuseUrlPassword, stateAction } from './state-args.js';
+import { checkDefaultStatePath, defaultStatePath } from './state-default.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults; every option
 // is described once, in options.ts.
@@ -201,6 +202,10 @@ function resolveFlat(
 ): Omit<Config, 'run' | 'connection' | 'apiKey'> {
   const value = <T>(name: OptionName) => values[name] as T;
   refuseUrlPassword(values, sources);
+  const given = value<string | undefined>('state-file') || undefined;
+  const stateFile = given ?? defaultStatePath(value<string>('manifest'));
+  const elsewhere = value<string | undefined>('state') || value<string | undefined>('state-url-file');
+  if (given === undefined && !elsewhere) checkDefaultStatePath(stateFile, command);
   const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`${sources.output}: "${output}" is not a format; use text, json or markdown`);
@@ -210,8 +215,8 @@ function resolveFlat(
     manifest: value<string>('manifest'),
     baseUrl: value<string | undefined>('base-url') || undefined,
     apiKeyFile: value<string | undefined>('api-key-file') || undefined,
-    stateFile: value<string>('state-file'),
-    state: value<string | undefined>('state') || value<string>('state-file'),
+    stateFile,
+    state: value<string | undefined>('state') || stateFile,
     stateUrlFile: value<string | undefined>('state-url-file') || undefined,
     stateAction: undefined,
     from: value<string | undefined>('from') || undefined,
@@ -256,6 +261,7 @@ function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
       dryRun: config.dryRun,
       concurrency: config.concurrency,
       adopt: config.adopt,
+      runBy: config.once ? 'websites-sync --once' : 'websites-sync (daemon)',
     },
     connection: {
       timeoutMs: config.timeoutMs,

@@ -232,6 +232,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       concurrency: options.concurrency,
       logger,
       signal: this.#abort.signal,
+      runBy: options.runBy ?? 'websites-sync (daemon)',
       onApply: () => options.rateBudget?.budget.use(1),
     });
   }

@@ -1,6 +1,6 @@
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard, checkDoubtfulDeletes, type DoubtfulProtections } from './guard.js';
-export { dueDeletes } from './lifecycle.js';
+export { dueDeletes, noStateFileWarning } from './lifecycle.js';
 export { type Block, bulletList } from './markdown-fit.js';
 export {
   FORMAT_VERSION,

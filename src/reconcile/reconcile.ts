@@ -6,6 +6,7 @@ import {
   checkDoubtfulDeletes,
   computePlan,
   type DeleteChange,
+  noStateFileWarning,
   type Plan,
   summarise,
 } from '../plan/index.js';
@@ -68,12 +69,17 @@ export interface ReconcileOptions {
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
    */
   saved?: { file: SavedPlanFile; version: string; text: string };
+  /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
+  runBy?: string;
 }
+
+/** A run's options and what its state file says (where it was looked for, when there is none). */
+type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
   ReconcileOptions,
-  'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt'
+  'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt' | 'runBy'
 >;
 
 export interface ReconcileResult {
@@ -97,7 +103,7 @@ export interface ReconcileResult {
  */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options, undefined);
-  const session = await options.state.lock();
+  const session = await lockOf(options);
   const signal = options.signal ? AbortSignal.any([options.signal, session.lost]) : session.lost;
   try {
     const result = await reconcileOnce({ ...options, signal }, session);
@@ -108,6 +114,21 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRes
     throw session.lost.aborted ? session.lost.reason : error;
   } finally {
     await session.release();
+  }
+}
+
+/** The state's lock; waiting for another run's ends at once on a stop. */
+async function lockOf(options: ReconcileOptions): Promise<StateSession> {
+  const { logger, signal } = options;
+  try {
+    return await options.state.lock({
+      command: options.runBy ?? 'websites-sync',
+      ...(signal ? { signal } : {}),
+      warn: (message) => logger.warn({ stage: 'state' }, message),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new Interrupted();
+    throw error;
   }
 }
 
@@ -126,13 +147,17 @@ async function reconcileOnce(
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
   // The state file is read while the first page is on its way.
-  const [{ state, doubt }, listed] = await Promise.all([
+  const [{ state, doubt, missing }, listed] = await Promise.all([
     (session ?? options.state).read(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const { plan, current, stale, force } = await planConfirmed(options, listed, state);
+  const noStateFile = missing;
+  const { plan, current, stale, force } = await planConfirmed({ ...options, noStateFile }, listed, state);
   plan.warnings.push(...options.warnings);
+  if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
+    logger.warn({ stage: 'state', path: noStateFile }, noStateFileWarning(noStateFile));
+  }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   if (stale.length > 0) return { plan, current, stale };
 
@@ -173,7 +198,7 @@ async function reconcileOnce(
  * do it, by a lookup per create and a show per delete. A plan of updates only, a converged account, a
  * saved plan and a read of single websites (`read`) cost nothing more.
  */
-async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
+async function planConfirmed(options: PlanningOptions, listed: RemoteWebsite[], state: StateData) {
   const first = { ...planFrom(options, listed, state), current: listed };
   const confirm = options.service.confirmListing;
   if (!confirm || options.saved || options.read || first.plan.changes.every((c) => c.kind === 'update')) {
@@ -233,7 +258,7 @@ function backupBeforeDelete(
 }
 
 function planFrom(
-  options: ReconcileOptions,
+  options: PlanningOptions,
   current: RemoteWebsite[],
   state: StateData,
 ): { plan: Plan; stale: string[]; force: boolean } {
@@ -246,6 +271,7 @@ function planFrom(
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
+    ...(options.noStateFile === undefined ? {} : { noStateFile: options.noStateFile }),
   });
   if (!saved) return { plan: fresh, stale: [], force: options.force };
   return {

@@ -1,5 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { stat } from 'node:fs/promises';
 import {
   appendBackup,
   type BackupEntry,
@@ -11,9 +10,17 @@ import { readStoredState, saveState, writePrivateFileAtomically } from './file.j
 import { readState } from './file-read.js';
 import { lockState } from './lock.js';
 import { StateLockError } from './lock-error.js';
+import { readLock } from './lock-takeover.js';
 import { whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
-import type { LockHolder, ReadOptions, StateSession, StateStore, StoreContents } from './store-types.js';
+import type {
+  HeldBy,
+  LockRequest,
+  ReadOptions,
+  StateSession,
+  StateStore,
+  StoreContents,
+} from './store-types.js';
 
 // The file backend: the state file and, beside it, the backups of deleted websites. Its lock is the
 // lock file of lock.ts, taken per run; one machine, one daemon per file.
@@ -27,14 +34,14 @@ export interface FileStoreOptions {
 export function openFileStore(options: FileStoreOptions): StateStore {
   const { path } = options;
   const backupPath = backupPathFor(path, options.backupFile);
-  const read = (given: ReadOptions) => readState({ ...given, statePath: path });
-  const lock = async (lockOptions: { waitMs?: number } = {}): Promise<StateSession> => {
+  const read = async (given: ReadOptions) => {
+    const { state, doubt, missing } = await readState({ ...given, statePath: path });
+    return missing ? { state, doubt, missing: path } : { state, doubt };
+  };
+  const lock = async (lockOptions: LockRequest = {}): Promise<StateSession> => {
     // Before anything is sent: a FIFO or a device where the backups go would block or swallow them.
     await checkBackupPath(path, options.backupFile);
-    const held = await lockState(
-      path,
-      lockOptions.waitMs === undefined ? {} : { waitMs: lockOptions.waitMs },
-    );
+    const held = await lockState(path, lockOptions);
     return {
       read,
       save: (state) => saveState(path, state),
@@ -67,14 +74,10 @@ export function openFileStore(options: FileStoreOptions): StateStore {
   return store;
 }
 
-/** The lock file names its holder's pid (lock.ts); the rest is what can be known of it from here. */
-async function fileHolders(path: string): Promise<LockHolder[]> {
-  const lockPath = `${await whereItLands(path)}.lock`;
-  const text = await readFile(lockPath, 'utf8').catch(() => undefined);
-  const pid = Number.parseInt(text ?? '', 10);
-  if (!Number.isInteger(pid) || pid <= 0) return [];
-  const since = (await stat(lockPath).catch(() => undefined))?.mtime.toISOString() ?? '';
-  return [{ host: hostname(), pid, command: 'websites-sync', since, role: 'run' }];
+/** The lock file names its holder (lock-holder.ts); a lock of an earlier version only its pid. */
+async function fileHolders(path: string): Promise<HeldBy[]> {
+  const found = await readLock(`${await whereItLands(path)}.lock`);
+  return found?.holder ? [{ ...found.holder, role: 'run' }] : [];
 }
 
 async function fileContents(path: string, backupPath: string): Promise<StoreContents> {

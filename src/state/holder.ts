@@ -1,14 +1,14 @@
-import type { LockHolder } from './store-types.js';
+import { describeHolder } from './lock-holder.js';
+import type { HeldBy } from './store-types.js';
 
-// Who holds a state's lock, as every waiting run and `state show` name them.
+// Who holds a shared state's lock, as a waiting run is told: nothing to remove by hand.
 
-/** Names who holds the lock, so the operator knows whom to wait for; nothing to remove by hand. */
-export function heldMessage(holders: readonly LockHolder[], shown: string, account: string): string {
-  const who = holders.map(describeHolder).join('; ') || 'a run that has just finished';
+export function heldMessage(holders: readonly HeldBy[], shown: string, account: string): string {
+  const who = holders.map(describeHeld).join('; ') || 'a run that has just finished';
   return `another run holds the state of ${account} in ${shown}: ${who}. Wait for it to finish (one run at a time per account); if its process is gone, the server has already released the lock`;
 }
 
-export function describeHolder(holder: LockHolder): string {
-  const role = holder.role === 'leader' ? 'the leading daemon' : 'a run';
-  return `${role} "${holder.command}" (pid ${holder.pid} on ${holder.host}) since ${holder.since}`;
+/** "the leading daemon websites-sync (daemon) on host web-2 (pid 1) since 10:02:11". */
+export function describeHeld(holder: HeldBy): string {
+  return `${holder.role === 'leader' ? 'the leading daemon' : 'a run'} ${describeHolder(holder)}`;
 }

@@ -25,7 +25,7 @@ export {
   saveState,
   writePrivateFileAtomically,
 } from './file.js';
-export { describeHolder, heldMessage } from './holder.js';
+export { describeHeld, heldMessage } from './holder.js';
 export {
   isProtected,
   type LifecycleUpdate,
@@ -33,7 +33,8 @@ export {
   pendingSince,
   recordLifecycle,
 } from './lifecycle.js';
-export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
+export { LOCK_STALE_MS, type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
+export { describeHolder, type LockHolder } from './lock-holder.js';
 export {
   isPostgresUrl,
   openStateStore,
@@ -51,8 +52,9 @@ export {
 export * from './state.js';
 export type {
   DoubtfulProtections,
+  HeldBy,
   Leadership,
-  LockHolder,
+  LockRequest,
   ReadOptions,
   ReadResult,
   StateAccess,

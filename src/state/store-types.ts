@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { BackupEntry, ReadBackups } from './backup-file.js';
+import type { LockHolder } from './lock-holder.js';
 import type { StateData } from './state.js';
 
 // The seam between the pipeline and where its state lives. The pipeline needs five things of a state:
@@ -7,14 +8,8 @@ import type { StateData } from './state.js';
 // manifest and a PostgreSQL schema both give them; which one a process has is chosen once, at start-up
 // (`openStateStore`), and no stage outside `state/` knows which.
 
-/** Who holds a state's lock, as every waiting run and `state show` name them. */
-export interface LockHolder {
-  host: string;
-  pid: number;
-  /** The command line, without its options' values (which may be secrets). */
-  command: string;
-  /** ISO 8601. */
-  since: string;
+/** Who holds a state's lock (lock-holder.ts, the file's lock and every backend's), and in which role. */
+export interface HeldBy extends LockHolder {
   /** `run`: a run that may write; `leader`: a daemon leading its replicas. */
   role?: 'run' | 'leader';
 }
@@ -40,6 +35,8 @@ export interface ReadOptions {
 export interface ReadResult {
   state: StateData;
   doubt: DoubtfulProtections;
+  /** Where the state was looked for when there was none (a run that deletes says so). */
+  missing?: string;
 }
 
 /** The state as held, without the in-memory key: what `state migrate` copies. */
@@ -66,9 +63,21 @@ export interface StateSession {
 }
 
 /** What a run needs: a lock to write under, or a read without one (a dry run). */
+/** How a run asks for the lock. */
+export interface LockRequest {
+  /** How long to wait for another run before giving up, naming it. */
+  waitMs?: number;
+  /** What this run is, as others waiting are told (`websites-sync --once`). */
+  command?: string;
+  /** Stops the wait (its reason is thrown). */
+  signal?: AbortSignal;
+  /** Told that the run waits, took an abandoned lock over, or that its heartbeat failed. */
+  warn?: (message: string) => void;
+}
+
 export interface StateAccess {
-  /** Waits at most `waitMs` for another run, then says who holds the lock. */
-  lock(options?: { waitMs?: number }): Promise<StateSession>;
+  /** Waits for another run (see LockRequest), then says who holds the lock. */
+  lock(options?: LockRequest): Promise<StateSession>;
   read(options: ReadOptions): Promise<ReadResult>;
 }
 
@@ -89,7 +98,7 @@ export interface StateStore extends StateAccess {
    */
   lead(): Promise<Leadership | undefined>;
   /** Who holds the run lock (or leads, when no run holds it); undefined when nobody. */
-  holders(): Promise<LockHolder[]>;
+  holders(): Promise<HeldBy[]>;
   readBackups(): Promise<ReadBackups>;
   /** Every account's state and every backup, as held (for `state migrate` and `state show`). */
   contents(): Promise<StoreContents>;

@@ -1,6 +1,6 @@
 import {
   describeHolder,
-  type LockHolder,
+  type HeldBy,
   openStateStore,
   type StateStore,
   type StoreContents,
@@ -41,7 +41,7 @@ async function show(config: Config, io: Io): Promise<number> {
   }
 }
 
-function holderLines(holders: readonly LockHolder[]): string[] {
+function holderLines(holders: readonly HeldBy[]): string[] {
   if (holders.length === 0) return ['Lock: free'];
   return holders.map((h) => `${h.role === 'leader' ? 'Leader' : 'Lock'}: held by ${describeHolder(h)}`);
 }

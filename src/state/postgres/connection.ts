@@ -1,6 +1,7 @@
 import type { Client, ClientConfig } from 'pg';
 import { StateLockError } from '../lock-error.js';
-import type { LockHolder } from '../store-types.js';
+import type { LockHolder } from '../lock-holder.js';
+import type { HeldBy } from '../store-types.js';
 import { type PostgresLocation, quoted } from './location.js';
 
 // One connection of our own per lock: a session-level advisory lock belongs to the connection, the
@@ -111,7 +112,7 @@ const keyArgs = (key: LockKey) => [`websites-sync ${key.role} ${key.schema}`, ke
 export async function tryAdvisoryLock(
   connection: Connection,
   key: LockKey,
-  holder: Omit<LockHolder, 'since' | 'role'>,
+  holder: Pick<LockHolder, 'host' | 'pid' | 'command'>,
 ): Promise<boolean> {
   const { client } = connection;
   const got = await client.query<{ got: boolean }>(
@@ -143,7 +144,7 @@ export async function readHolders(
   client: Client,
   schema: string,
   account: string | undefined,
-): Promise<LockHolder[]> {
+): Promise<HeldBy[]> {
   const rows = await client.query<{
     host: string;
     pid: number;

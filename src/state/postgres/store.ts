@@ -4,8 +4,9 @@ import { canonicalBaseUrl } from '../file.js';
 import { heldMessage } from '../holder.js';
 import { StateLockError } from '../lock-error.js';
 import type {
+  HeldBy,
   Leadership,
-  LockHolder,
+  LockRequest,
   ReadOptions,
   ReadResult,
   StateSession,
@@ -67,7 +68,7 @@ class PostgresStore implements StateStore {
   readonly #options: PostgresStoreOptions;
   readonly #location: PostgresLocation;
   readonly #account: string | undefined;
-  readonly #me: Omit<LockHolder, 'since' | 'role'>;
+  readonly #me: Pick<HeldBy, 'host' | 'pid' | 'command'>;
 
   constructor(options: PostgresStoreOptions) {
     this.#options = options;
@@ -107,7 +108,8 @@ class PostgresStore implements StateStore {
         'no state for this account yet: write-only fields will be resent once',
       );
     }
-    return { state: stateOf(stored, given.baseUrl, given.secret), doubt: NONE };
+    const state = stateOf(stored, given.baseUrl, given.secret);
+    return stored ? { state, doubt: NONE } : { state, doubt: NONE, missing: this.shown };
   }
 
   /** Reads and writes through the connection that holds the lock, and only while it holds it. */
@@ -136,13 +138,21 @@ class PostgresStore implements StateStore {
     };
   }
 
-  async #waitForRunLock(connection: Connection, waitMs: number): Promise<void> {
-    const deadline = Date.now() + waitMs;
-    while (!(await tryAdvisoryLock(connection, this.#key('run'), this.#me))) {
+  async #waitForRunLock(connection: Connection, request: LockRequest, waitMs: number): Promise<void> {
+    const deadline = Date.now() + (request.waitMs ?? waitMs);
+    const me = { ...this.#me, ...(request.command ? { command: request.command } : {}) };
+    let told = false;
+    while (!(await tryAdvisoryLock(connection, this.#key('run'), me))) {
+      request.signal?.throwIfAborted();
+      const holders = async () => readHolders(connection.client, this.#location.schema, this.#account);
       if (Date.now() >= deadline) {
-        const holders = await readHolders(connection.client, this.#location.schema, this.#account);
-        throw new StateLockError(heldMessage(holders, this.shown, this.#options.baseUrl ?? ''));
+        throw new StateLockError(heldMessage(await holders(), this.shown, this.#options.baseUrl ?? ''));
       }
+      if (!told)
+        request.warn?.(
+          `waiting for the lock: ${heldMessage(await holders(), this.shown, this.#options.baseUrl ?? '')}`,
+        );
+      told = true;
       await new Promise((done) => setTimeout(done, this.#options.pollMs ?? 250));
     }
   }
@@ -151,10 +161,10 @@ class PostgresStore implements StateStore {
     return this.withConnection((connection) => this.#read(connection, given));
   }
 
-  async lock(lockOptions: { waitMs?: number } = {}): Promise<StateSession> {
+  async lock(request: LockRequest = {}): Promise<StateSession> {
     const connection = await this.#open();
     try {
-      await this.#waitForRunLock(connection, lockOptions.waitMs ?? 5_000);
+      await this.#waitForRunLock(connection, request, 5_000);
     } catch (error) {
       await connection.close();
       throw error;
@@ -175,10 +185,10 @@ class PostgresStore implements StateStore {
     return {
       lost: connection.lost,
       read: (given) => this.#read(connection, given),
-      lock: async (lockOptions = {}) => {
+      lock: async (request = {}) => {
         connection.checkHeld();
         // The leader waits longer: a `--once` run in progress is finishing its work.
-        await this.#waitForRunLock(connection, lockOptions.waitMs ?? 60_000);
+        await this.#waitForRunLock(connection, request, 60_000);
         return this.#session(connection, () =>
           releaseAdvisoryLock(connection, this.#key('run')).catch(() => {}),
         );
@@ -191,7 +201,7 @@ class PostgresStore implements StateStore {
     };
   }
 
-  holders(): Promise<LockHolder[]> {
+  holders(): Promise<HeldBy[]> {
     return this.withConnection((connection) =>
       readHolders(connection.client, this.#location.schema, this.#account),
     );
