@@ -56,6 +56,11 @@ const summary = z
     observed: count.describe('`observe: true` websites that drifted (shown, never applied)'),
     pending_delete: count.describe('deletes held back by `delete_delay`'),
     protected: count.describe('deletes prevented by `protect`'),
+    domains_with_controls: count
+      .optional()
+      .describe(
+        'names in the plan holding control, bidirectional or zero-width characters (exact here, shown escaped in text and Markdown); present only when not 0',
+      ),
   })
   .strict();
 

@@ -1,4 +1,5 @@
 import type { ApplyResult, Outcome } from '../apply/index.js';
+import { colored, shownJson } from '../model/index.js';
 import {
   type Block,
   bulletList,
@@ -28,7 +29,8 @@ export function renderReport(report: RunReport, format: OutputFormat, color: boo
       ...(report.refused ? { refused: report.refused } : {}),
       ...(report.applied ? { result: resultJson(report.applied) } : {}),
     };
-    return `${JSON.stringify(json, null, 2)}\n`;
+    // Exact values, as JSON escapes where a character would be interpreted on a screen.
+    return `${shownJson(JSON.stringify(json, null, 2))}\n`;
   }
   if (format === 'markdown') {
     const after: Block[] = [];
@@ -51,8 +53,7 @@ function resultJson(applied: ApplyResult) {
 
 const RED = 31;
 const GREEN = 32;
-const paintWith = (color: boolean) => (code: number, text: string) =>
-  color ? `\u001b[${code}m${text}\u001b[0m` : text;
+const paintWith = (color: boolean) => (code: number, text: string) => (color ? colored(code, text) : text);
 
 /** The apply's summary; the operations that failed or were not attempted stand out in red. */
 export function resultText(applied: ApplyResult, color = false): string {

@@ -2,6 +2,7 @@ import type { WebsiteId } from '../model/index.js';
 import { KEPT_PROTECTED } from './render-lifecycle.js';
 import {
   type Change,
+  domainsWithControls,
   type FieldChange,
   isResendOnly,
   PASSWORD_SET,
@@ -62,7 +63,8 @@ export interface JsonPlan {
   tool?: { name: 'websites-sync'; version: string };
   base_url?: string;
   manifest?: string;
-  summary: PlanSummary;
+  /** `domains_with_controls`: names shown escaped in the text and Markdown plans (present when any). */
+  summary: PlanSummary & { domains_with_controls?: number };
   changes: JsonChange[];
   warnings: string[];
   ignored: string[];
@@ -77,6 +79,12 @@ export interface JsonPlan {
   adopted?: Array<{ id: WebsiteId; domain: string; fields: string[] }>;
 }
 
+/** The summary, with how many names hold control characters when any do (`domainsWithControls`). */
+function jsonSummary(plan: Plan): JsonPlan['summary'] {
+  const controls = domainsWithControls(plan).length;
+  return { ...summarise(plan), ...(controls > 0 ? { domains_with_controls: controls } : {}) };
+}
+
 export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
   return {
     format_version: FORMAT_VERSION,
@@ -87,7 +95,7 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
           manifest: origin.manifest,
         }
       : {}),
-    summary: summarise(plan),
+    summary: jsonSummary(plan),
     changes: plan.changes.map(toJsonChange),
     warnings: plan.warnings,
     ignored: plan.ignored,

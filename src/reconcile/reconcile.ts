@@ -236,7 +236,11 @@ export class Interrupted extends Error {
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new Interrupted());
+  if (signal.aborted) {
+    // Abandoned: its failure (a request the stop held back) is no news.
+    work.catch(() => {});
+    return Promise.reject(new Interrupted());
+  }
   return new Promise((resolve, reject) => {
     const stop = () => reject(new Interrupted());
     signal.addEventListener('abort', stop, { once: true });

@@ -41,6 +41,13 @@ export interface WebsiteService {
   updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite>;
   /** 'already-gone' when the service answers 404: the goal of a delete is reached either way. */
   deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'>;
+  /**
+   * Sends nothing more (the run is stopping): requests in flight finish; every other one, a retry
+   * waiting for its pause or an attempt waiting for its turn, fails at once as NotSentError.
+   */
+  stop?(): void;
+  /** Requests sent and not answered yet: what a stop still waits for. */
+  readonly inFlight?: number;
 }
 
 export interface HttpWebsiteServiceOptions {
@@ -64,6 +71,14 @@ export class HttpWebsiteService implements WebsiteService {
 
   get limit(): LimitFunction {
     return this.#options.limit;
+  }
+
+  stop(): void {
+    this.#http.stop();
+  }
+
+  get inFlight(): number {
+    return this.#http.inFlight;
   }
 
   async listWebsites(): Promise<RemoteWebsite[]> {

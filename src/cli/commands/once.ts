@@ -46,10 +46,17 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
   const store = await openStoreFromConfig(config, io, { baseUrl: client.baseUrl, logger });
-  const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
-  // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
-  // those in flight.
+  const interruption = interruptOnSignals(
+    io.stderr,
+    'no new operations; those in flight finish',
+    processIo.signals,
+  );
+  // Requests still waiting for their turn (the rate limit, the key's budget, a retry's pause) are not
+  // sent: the stop waits only for those in flight.
   interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
+  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
+  // is handed over meanwhile.
+  await processIo.signals?.release(['SIGHUP']);
   try {
     const code = await reconcileAndReport({
       config,
@@ -72,6 +79,8 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
     status.clear();
     interruption.dispose();
     await store.close();
+    // From here on a signal acts as Node's default would (it ends the process at once).
+    await processIo.signals?.release();
     await closeClient(client, interruption.received);
   }
 }
@@ -163,7 +172,7 @@ async function notifyRun(config: Config, io: Io, logger: Logger, result: Reconci
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
-    redact: (text) => io.redactor.redact(text),
+    redact: (json) => io.redactor.showJson(json),
     sent: memory ? await readSent(memory) : {},
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
@@ -234,7 +243,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file, { redact: (text) => io.redactor.redact(text), secret }).catch(
+  await writeSavedPlan(path, file, { redact: (json) => io.redactor.showJson(json), secret }).catch(
     (error: NodeJS.ErrnoException) => {
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },
