@@ -12,6 +12,8 @@ export interface OptionSpec {
   /** The value's name in help: `PATH`, `N`, `DURATION`. */
   readonly arg?: string;
   readonly help: string;
+  /** The help of one command where the option means something narrower there (`export --force`). */
+  readonly helpFor?: Partial<Record<OptionCommand, string>>;
   /** The value when neither the option nor its variable is set; read like a given value. */
   readonly default?: string;
   /** For help only: a default that depends on the mode (no fixed value to read). */

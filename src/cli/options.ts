@@ -120,7 +120,11 @@ export const OPTION_TABLE = {
   },
   force: {
     type: 'boolean',
-    help: 'override the mass-delete guard; export: replace an existing file; state migrate: replace a non-empty target',
+    help: 'override the mass-delete guard',
+    helpFor: {
+      export: 'replace an existing --out FILE',
+      state: 'state migrate: replace a target that already holds a state or backups',
+    },
     commands: [...CONNECTS, 'state'],
   },
   ...MIGRATE_OPTIONS,
@@ -133,7 +137,8 @@ export const OPTION_TABLE = {
     type: 'string',
     short: 'o',
     arg: 'FORMAT',
-    help: 'the format on stdout: text, json or markdown for plans; yaml, the only one, for export',
+    help: 'the format of the plan on stdout: text, json or markdown',
+    helpFor: { export: 'the format on stdout: yaml, the only one export writes (a file: --out FILE)' },
     defaultNote: 'text; export: yaml',
     commands: CONNECTS,
   },
@@ -141,7 +146,8 @@ export const OPTION_TABLE = {
     type: 'string',
     arg: 'FILE',
     file: 'write',
-    help: 'with --dry-run: also save the plan (JSON, no secret) for --plan; export: write the manifest there instead of stdout',
+    help: 'with --dry-run: also save the plan (JSON, no secret) for --plan',
+    helpFor: { export: 'write the manifest there instead of stdout' },
     commands: CONNECTS,
   },
   plan: {
@@ -222,30 +228,6 @@ export const OPTION_TABLE = {
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTION_TABLE;
-
-const entries = Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>;
-
-/** The options a command accepts, as node:util parseArgs takes them. */
-export function parseArgsOptions(
-  command: OptionCommand,
-): Record<string, { type: 'string' | 'boolean'; short?: string }> {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const [name, spec] of entries) {
-    if (spec.commands.includes(command)) {
-      options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
-    }
-  }
-  return options;
-}
-
-/** Whether a token names an option that takes a value (so the next token is not a command). */
-export function takesValue(token: string): boolean {
-  if (token.includes('=')) return false;
-  const spec = token.startsWith('--')
-    ? (OPTION_TABLE as Record<string, OptionSpec>)[token.slice(2)]
-    : entries.find(([, s]) => s.short !== undefined && `-${s.short}` === token)?.[1];
-  return spec?.type === 'string';
-}
 
 export type Given = Record<string, string | boolean | undefined>;
 

@@ -4,6 +4,7 @@ import {
   type Block,
   bulletList,
   escapeMarkdown,
+  type MarkdownOptions,
   type Plan,
   type PlanOrigin,
   renderMarkdown,
@@ -22,7 +23,12 @@ export interface RunReport {
   applied?: ApplyResult;
 }
 
-export function renderReport(report: RunReport, format: OutputFormat, color: boolean): string {
+export function renderReport(
+  report: RunReport,
+  format: OutputFormat,
+  color: boolean,
+  markdown: Pick<MarkdownOptions, 'maxLength' | 'wholePlanAt'> = {},
+): string {
   if (format === 'json') {
     const json = {
       ...toJsonPlan(report.plan, report.origin),
@@ -36,7 +42,7 @@ export function renderReport(report: RunReport, format: OutputFormat, color: boo
     const after: Block[] = [];
     if (report.refused) after.push(`> [!CAUTION]\n> **Refused:** ${escapeMarkdown(report.refused)}`);
     if (report.applied) after.push(resultMarkdown(report.applied));
-    return renderMarkdown(report.plan, { after });
+    return renderMarkdown(report.plan, { ...markdown, after });
   }
   let text = renderText(report.plan, { color });
   if (report.refused) text += `\nRefused: ${report.refused}\n`;

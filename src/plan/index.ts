@@ -12,8 +12,10 @@ export {
   toJsonPlan,
 } from './render-json.js';
 export {
+  COMMENT_LIMIT,
   codeSpan,
   escapeMarkdown,
+  type MarkdownOptions,
   RISK_MARK,
   renderMarkdown,
 } from './render-markdown.js';

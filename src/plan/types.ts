@@ -1,4 +1,10 @@
-import { hasControls, type WebsiteId, type WebsiteWrite, type WritableField } from '../model/index.js';
+import {
+  hasControls,
+  type SettingField,
+  type WebsiteId,
+  type WebsiteWrite,
+  type WritableField,
+} from '../model/index.js';
 import type { LifecycleUpdate } from '../state/index.js';
 
 // The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
@@ -57,6 +63,11 @@ export interface CreateChange extends ChangeBase {
   protect?: boolean;
   /** `ignore_fields`: never sent, not even when a create turns into adopting a website found on the account. */
   ignoreFields?: readonly WritableField[];
+  /**
+   * Settings the manifest does not declare: when a create turns into adopting a website found on the
+   * account, the write-only ones it does not show are left as the service holds them.
+   */
+  undeclared?: readonly SettingField[];
 }
 
 export interface UpdateChange extends ChangeBase {
@@ -118,6 +129,11 @@ export interface Plan {
   /** How many websites the account has (for the mass-delete guard). */
   accountSize: number;
   warnings: string[];
+  /**
+   * Write-only fields (the service does not return them) that the manifest does not declare and
+   * websites-sync never sent, by field: left as the service holds them, how many websites each.
+   */
+  keptWriteOnly?: Partial<Record<SettingField, number>>;
 }
 
 export interface PlanSummary {

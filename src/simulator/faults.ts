@@ -20,7 +20,12 @@ export type FaultKind =
    * before, saying it is page 1 of 3 (`current_page: 1`, `total` three pages) and linking a next
    * page, whatever page was asked for. Other requests are handled normally.
    */
-  | 'stuck-page';
+  | 'stuck-page'
+  /**
+   * The request takes effect as usual, then is answered with `givenBody` under its usual status: a
+   * service (or a proxy) that answers with values of unexpected types (`"exclude_ips": {"toString": 1}`).
+   */
+  | 'given-body';
 
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */
@@ -49,6 +54,8 @@ export interface FaultOptions {
   latencyMs?: number;
   /** Extra delay, uniform in [0, latencyJitterMs), added to `latencyMs`. */
   latencyJitterMs?: number;
+  /** The body a `given-body` fault answers (JSON). */
+  givenBody?: unknown;
   /** Every list request suffers `stuck-page` (unless a script or a random draw decides otherwise). */
   stuckPaging?: boolean;
   /**
@@ -73,6 +80,8 @@ export interface FaultDecision {
   retryAfterSeconds: number;
   /** For `stuck-page`: how many stuck pages were answered before this one (new websites each time). */
   stuckPages: number;
+  /** For `given-body`: the body to answer. */
+  givenBody: unknown;
 }
 
 const RATE_KEYS = [
@@ -169,6 +178,7 @@ export class FaultInjector {
       hangMs: o.hangMs,
       retryAfterSeconds: Math.max(1, Math.ceil(o.throttleRetryAfterSeconds ?? 1)),
       stuckPages: kind === 'stuck-page' ? this.#stuckPages++ : this.#stuckPages,
+      givenBody: o.givenBody,
     };
   }
 }

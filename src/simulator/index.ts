@@ -66,7 +66,10 @@ export interface SimulatorOptions {
   missingUpdateStatus?: 404 | 500;
   /** Domains held by other accounts of the service (stores of them answer 422 "taken"). */
   takenDomains?: string[];
-  /** The account's websites at start, stored in order (ids 1, 2, …) through the service's rules. */
+  /**
+   * The account's websites at start, stored in order (ids 1, 2, …) through the service's rules, or
+   * exactly as given when a seed says `stored_as_written` (as `insertStored`).
+   */
   websites?: SeedWebsite[];
   /** Default: no limit, and no `X-RateLimit-*` headers. */
   rateLimit?: RateLimitOptions;
@@ -137,7 +140,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     takenDomains: options.takenDomains,
     now,
   });
-  for (const seed of options.websites ?? []) unwrap(store.store(seedForm(seed)));
+  for (const seed of options.websites ?? []) {
+    unwrap(store.store(seedForm(seed), { asStored: seed.stored_as_written === true }));
+  }
   const apiKey = options.apiKey ?? 'test-key';
   const faults = new FaultInjector(options.faults);
   const handler = new SimulatorHandler({

@@ -174,6 +174,8 @@ export class SimulatorHandler {
     );
     if (fault.kind === 'reset-after-commit' && result.committed && (name === 'store' || name === 'update')) {
       this.#reset(ex, 'reset-after-commit');
+    } else if (fault.kind === 'given-body') {
+      this.#json(ex, result.status, fault.givenBody, headers);
     } else if (result.fieldErrors && !ex.json) {
       // Laravel answers a failed validation of a non-JSON request by redirecting back.
       this.#redirect(ex, ex.req.headers.referer ?? `${ex.url.origin}/`, headers);

@@ -56,6 +56,11 @@ export interface SeedWebsite {
   exclude_ips?: string[] | string | null;
   password?: string | null;
   favorite?: boolean;
+  /**
+   * Stored exactly as given, without the store rule or validation: a record typed in the web UI or
+   * stored before the service lower-cased names (`Shop.example.com` beside `shop.example.com`).
+   */
+  stored_as_written?: boolean;
 }
 
 export type WebsiteChanges = Partial<Omit<SeedWebsite, 'domain'>>;
@@ -107,7 +112,7 @@ export function toRecord(website: StoredWebsite): WebsiteRecord {
 export function seedToForm(seed: Partial<SeedWebsite>): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [key, value] of Object.entries(seed)) {
-    if (value === undefined) continue;
+    if (value === undefined || key === 'stored_as_written') continue;
     if (value === null) form[key] = '';
     else if (typeof value === 'boolean') form[key] = value ? '1' : '0';
     else if (Array.isArray(value)) form[key] = value.join('\n');

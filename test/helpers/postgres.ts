@@ -101,7 +101,11 @@ async function startCluster(): Promise<{ url: string; stop(): void }> {
       `no PostgreSQL for the tests: ${BIN}/initdb is missing; install Debian's postgresql or set WEBSITES_SYNC_TEST_DATABASE_URL`,
     );
   }
-  const dir = mkdtempSync(join(tmpdir(), 'websites-sync-pg-'));
+  // As root, the cluster runs as postgres, which must reach its folder: the test run's own temporary
+  // folder (test/global-temp.ts) is private to root, so the cluster's goes in the system's (removed by
+  // stop, like the run's).
+  const base = process.getuid?.() === 0 ? '/tmp' : tmpdir();
+  const dir = mkdtempSync(join(base, 'websites-sync-pg-'));
   chmodSync(dir, 0o700);
   if (process.getuid?.() === 0) chownSync(dir, ...owner());
   const data = join(dir, 'data');

@@ -127,7 +127,7 @@ describe('renderMarkdown', () => {
       prune: false,
     });
     expect(renderMarkdown(unreadable)).toContain(
-      '| a.example.com | 1 | exclude_params: `[utm_source]` _(will be sent: not readable from the service)_ |  |',
+      '| a.example.com | 1 | exclude_params: `[utm_source]` _(will be sent, replacing a value the service does not show; --adopt records it instead)_ |  |',
     );
   });
 
@@ -200,6 +200,17 @@ describe('renderMarkdown for a large plan (issue 12 §3)', () => {
     expect(markdown).toContain(`_…and ${2_000 - rows.length} more, not shown (see below)._`);
     expect(markdown).toContain(`limit: ${2_000 - rows.length} of 2000 changes in the tables.`);
     expect(markdown).toContain('`--output json`');
+  });
+
+  it('names where the whole plan is, and the limit it was cut to, when the caller says', () => {
+    const comment = renderMarkdown(creates(2_000), {
+      wholePlanAt: '[the job summary](https://example.com/run)',
+    });
+    expect(comment).toContain('> The full plan: [the job summary](https://example.com/run).');
+    expect(comment).not.toContain('`--output json`');
+    const summary = renderMarkdown(creates(20_000), { maxLength: 100_000 });
+    expect(summary).toContain('to fit 100,000 characters:');
+    expect(summary).not.toContain('comment limit');
   });
 });
 

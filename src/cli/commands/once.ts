@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
 import type { DesiredState } from '../../model/index.js';
-import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../../notify/index.js';
 import {
   classifyRun,
-  factsOfRun,
   Interrupted,
   type ReconcileOptions,
   type ReconcileResult,
@@ -27,6 +25,7 @@ import { type Io, useColor } from '../io.js';
 import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
+import { notifyRun } from '../notify-run.js';
 import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { openStoreFromConfig } from '../state-store.js';
@@ -158,29 +157,6 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
   if (!stopped) return client.close();
   void client.close();
   setTimeout(() => process.exit(exitCodeOf(stopped)), 1000).unref();
-}
-
-/**
- * `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). What was
- * delivered is kept beside the state, so the next run does not tell the same again; a dry run keeps
- * nothing.
- */
-async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
-  if (!config.notifyUrl) return;
-  // Beside a state file; a shared state keeps no memory of what was sent (every run tells).
-  const memory = isPostgresUrl(config.state) || config.stateUrlFile ? undefined : sentPathFor(config.state);
-  const notifier = new Notifier({
-    url: config.notifyUrl,
-    logger,
-    redact: (json) => io.redactor.showJson(json),
-    sent: memory ? await readSent(memory) : {},
-  });
-  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
-  await notifier.flush();
-  if (config.dryRun || !memory) return;
-  await writeSent(memory, notifier.sent()).catch((error: Error) =>
-    logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
-  );
 }
 
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {

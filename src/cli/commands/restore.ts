@@ -98,7 +98,10 @@ function unreadableWarning(path: string, lines: readonly number[]): string {
 async function readBackupFile(store: StateStore, config: Config) {
   const path = store.backupsShown;
   try {
-    return await store.readBackups();
+    const read = await store.readBackups();
+    // A missing file is no backup yet (nothing deleted); here that is no answer.
+    if (read.missing) throw new UsageError(noBackupFile(path, config));
+    return read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === undefined || !code.startsWith('E')) throw error;
@@ -109,4 +112,9 @@ async function readBackupFile(store: StateStore, config: Config) {
         : `the backup file ${path} (beside the state file) ${why}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a file`,
     );
   }
+}
+
+function noBackupFile(path: string, config: Config): string {
+  const chosen = config.backupFile ? `${config.sources['backup-file']}: ` : 'restore: ';
+  return `${chosen}there is no backup file at ${path}: no website has been deleted with ${config.backupFile ? 'it' : 'this state file'} yet (a backup is written before each delete), or the file is elsewhere: set --backup-file (WEBSITES_SYNC_BACKUP_FILE)`;
 }
