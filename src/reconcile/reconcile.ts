@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
-import { appendBackup, backupEntryOf, backupPathFor, checkBackupPath } from '../backup/index.js';
 import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
 import {
   checkDeleteGuard,
@@ -20,14 +19,13 @@ import {
 } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
 import {
-  lockState,
+  backupEntryOf,
   recordApplied,
   recordLifecycle,
+  type StateAccess,
   type StateData,
-  type StateLock,
-  saveState,
+  type StateSession,
 } from '../state/index.js';
-import { readState } from './read-state.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
@@ -40,9 +38,11 @@ export interface ReconcileOptions {
   baseUrl: string;
   /** Keys fingerprints in the state and saved plans: derived from the API key, never written. */
   secret: string;
-  statePath: string;
-  /** Where each deleted website's settings are appended before its delete (`--backup-file`). */
-  backupPath?: string;
+  /**
+   * Where the state and the backups of deleted websites live (a file, PostgreSQL: chosen at start-up):
+   * a run that may write takes its lock; a daemon's leader hands over its leadership.
+   */
+  state: StateAccess;
   prune: boolean;
   /** `--delete-delay` / WEBSITES_SYNC_DELETE_DELAY; else the manifest's `delete_delay`; else 0. */
   deleteDelayMs?: number;
@@ -79,15 +79,7 @@ type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
   ReconcileOptions,
-  | 'statePath'
-  | 'backupPath'
-  | 'prune'
-  | 'deleteDelayMs'
-  | 'force'
-  | 'dryRun'
-  | 'concurrency'
-  | 'adopt'
-  | 'runBy'
+  'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt' | 'runBy'
 >;
 
 export interface ReconcileResult {
@@ -103,29 +95,36 @@ export interface ReconcileResult {
 }
 
 /**
- * A run that may write holds the state file's lock throughout: two runs never interleave their writes,
- * and an unwritable state (or a state or backup path that is not a regular file) is found before the
- * first request is sent. A dry run writes nothing.
+ * A run that may write holds the state's lock throughout: two runs never interleave their writes, and
+ * an unwritable state (or a state or backup path that is not a regular file) is found before the first
+ * request is sent. Its reads and writes go through the lock (`session`); if the lock is lost (the
+ * PostgreSQL connection ended), the run starts no new operation and writes nothing more. A dry run
+ * reads without the lock and writes nothing.
  */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
-  if (options.dryRun) return reconcileOnce(options);
-  await checkBackupPath(options.statePath, options.backupPath);
-  const lock = await lockOf(options);
+  if (options.dryRun) return reconcileOnce(options, undefined);
+  const session = await lockOf(options);
+  const signal = options.signal ? AbortSignal.any([options.signal, session.lost]) : session.lost;
   try {
-    return await reconcileOnce(options);
+    const result = await reconcileOnce({ ...options, signal }, session);
+    // The lock was lost part-way: what was applied after the last write is not recorded, and said so.
+    if (session.lost.aborted) throw session.lost.reason;
+    return result;
+  } catch (error) {
+    throw session.lost.aborted ? session.lost.reason : error;
   } finally {
-    await lock.release();
+    await session.release();
   }
 }
 
 /** The state's lock; waiting for another run's ends at once on a stop. */
-async function lockOf(options: ReconcileOptions): Promise<StateLock> {
+async function lockOf(options: ReconcileOptions): Promise<StateSession> {
   const { logger, signal } = options;
   try {
-    return await lockState(options.statePath, {
+    return await options.state.lock({
       command: options.runBy ?? 'websites-sync',
       ...(signal ? { signal } : {}),
-      warn: (message) => logger.warn({ stage: 'state', path: options.statePath }, message),
+      warn: (message) => logger.warn({ stage: 'state' }, message),
     });
   } catch (error) {
     if (signal?.aborted) throw new Interrupted();
@@ -133,7 +132,10 @@ async function lockOf(options: ReconcileOptions): Promise<StateLock> {
   }
 }
 
-async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult> {
+async function reconcileOnce(
+  options: ReconcileOptions,
+  session: StateSession | undefined,
+): Promise<ReconcileResult> {
   const { logger, saved } = options;
   if (saved) {
     // Another service or tool version, or a file changed since it was saved: stop before sending
@@ -146,11 +148,11 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
   }
   // The state file is read while the first page is on its way.
   const [{ state, doubt, missing }, listed] = await Promise.all([
-    readState(options),
+    (session ?? options.state).read(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const noStateFile = missing ? options.statePath : undefined;
+  const noStateFile = missing;
   const { plan, current, stale, force } = await planConfirmed({ ...options, noStateFile }, listed, state);
   plan.warnings.push(...options.warnings);
   if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
@@ -169,18 +171,19 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     : (checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty }) ??
       checkDoubtfulDeletes(plan, doubt));
   if (refused || options.dryRun || plan.changes.length === 0) {
-    if (remembered) await saveState(options.statePath, state);
+    if (remembered) await session?.save(state);
     return refused ? { plan, current, refused } : { plan, current };
   }
 
+  if (!session) return { plan, current };
   options.onApply?.(plan);
   const applied = await applyPlan(plan, {
     service: options.service,
     state,
     concurrency: options.concurrency,
     logger: logger.child({ stage: 'apply' }),
-    persist: () => saveState(options.statePath, state),
-    beforeDelete: backupBeforeDelete(options, current),
+    persist: () => session.save(state),
+    beforeDelete: backupBeforeDelete(options, current, session),
     signal: options.signal,
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
   });
@@ -246,12 +249,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /** The settings of each website about to be deleted, as last read, appended to the backup file. */
-function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteWebsite[]) {
-  const path = backupPathFor(options.statePath, options.backupPath);
+function backupBeforeDelete(
+  options: ReconcileOptions,
+  current: readonly RemoteWebsite[],
+  session: StateSession,
+) {
   const byId = new Map(current.map((record) => [record.id, record]));
   return async (change: DeleteChange): Promise<void> => {
     const record = byId.get(change.id) ?? { id: change.id, domain: change.domain };
-    await appendBackup(path, backupEntryOf(record, options.baseUrl, new Date((options.now ?? Date.now)())));
+    await session.appendBackup(backupEntryOf(record, options.baseUrl, new Date((options.now ?? Date.now)())));
   };
 }
 
