@@ -113,7 +113,7 @@ websites are protected, and which deletes are pending and since when.
 
 migrate: copies a state and the backups of deleted websites from a file into PostgreSQL or back,
 losing nothing (fingerprints stay valid). A target that holds anything is replaced only with --force.
-Either side left out is the --state location. See docs/postgres-state.md.
+Either side left out is the --state location. See docs/guides/postgres-state.md.
 
 ${optionsHelp('state')}`,
 };

@@ -12,7 +12,7 @@ export const STATE_OPTIONS = {
     type: 'string',
     env: 'WEBSITES_SYNC_STATE',
     arg: 'PATH|URL',
-    help: 'where the state and the backups live: a file path (as --state-file), or postgres://USER@HOST:5432/DB?schema=NAME to share them between machines and daemon replicas (docs/postgres-state.md); a URL with a password only from the variable or --state-url-file',
+    help: 'where the state and the backups live: a file path (as --state-file), or postgres://USER@HOST:5432/DB?schema=NAME to share them between machines and daemon replicas (docs/guides/postgres-state.md); a URL with a password only from the variable or --state-url-file',
     defaultNote: 'the --state-file path',
     commands: STATE,
   },

@@ -15,7 +15,7 @@ import {
   readSavedPlan,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
-import { isPostgresUrl, type StateStore } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
