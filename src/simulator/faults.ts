@@ -22,6 +22,9 @@ export type FaultKind =
    */
   | 'stuck-page';
 
+/** How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, or a 200 without the data. */
+export type EndpointFault = 404 | 500 | 'unreadable';
+
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */
   seed?: number;
@@ -56,6 +59,15 @@ export interface FaultOptions {
    * makes the next request fail and the one after succeed (unless a random fault hits it).
    */
   script?: Array<FaultKind | 'none'>;
+  /** Every `/api/v1/account` request (after authentication) answers so; undefined: normally. */
+  accountFault?: EndpointFault | undefined;
+  /** Every `/api/v1/stats/{id}` request of an existing website answers so; undefined: normally. */
+  statsFault?: EndpointFault | undefined;
+  /**
+   * The key is regenerated (as in the service's web UI, which ends the old key at once) right after
+   * this many API requests were accepted with it: the next ones answer 401.
+   */
+  rotateKeyAfter?: number | undefined;
 }
 
 export interface FaultDecision {

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FaultDecision, FaultInjector } from './faults.js';
 import {
+  echoPageHtml,
   errorPageHtml,
   expectsJson,
   headersToRecord,
@@ -23,6 +24,7 @@ import type { ListShape } from './listing.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
 import { matchRoute, type RouteName, runAction } from './routes.js';
 import type { WebsiteStore } from './store.js';
+import type { TrafficStore } from './traffic.js';
 
 /** What a test hook sees of a request before it is handled. */
 export interface RecordedRequestStart {
@@ -53,6 +55,7 @@ export type RequestHook = (req: RecordedRequestStart) => void | Promise<void>;
 export interface HandlerConfig {
   apiKey: string;
   store: WebsiteStore;
+  traffic: TrafficStore;
   faults: FaultInjector;
   listShape: ListShape;
   defaultPerPage: number;
@@ -80,6 +83,8 @@ export class SimulatorHandler {
   readonly #config: HandlerConfig;
   readonly #closing = new AbortController();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** API requests the current key was accepted for (the `rotateKeyAfter` fault counts them). */
+  #accepted = 0;
 
   constructor(config: HandlerConfig) {
     this.#config = config;
@@ -92,6 +97,7 @@ export class SimulatorHandler {
 
   set apiKey(key: string) {
     this.#config.apiKey = key;
+    this.#accepted = 0;
   }
 
   /** Stops delayed and hung requests so the server can close at once. */
@@ -150,10 +156,17 @@ export class SimulatorHandler {
       if (ex.json) return this.#json(ex, 401, { message: 'Unauthenticated.' });
       return this.#redirect(ex, `${ex.url.origin}/login`);
     }
+    this.#rotateWhenDue();
     const rate = this.limiter?.hit(this.#config.apiKey);
     const headers = rate?.headers ?? {};
     if (rate && !rate.allowed) return this.#exception(ex, 429, 'Too Many Attempts.', headers);
     this.#dispatch(ex, route.name, route.id, fault, headers);
+  }
+
+  /** The `rotateKeyAfter` fault: the key is regenerated in the web UI, which ends the old one at once. */
+  #rotateWhenDue(): void {
+    const after = this.#config.faults.options.rotateKeyAfter;
+    if (after !== undefined && ++this.#accepted === after) this.apiKey = `${this.apiKey}-rotated`;
   }
 
   #dispatch(
@@ -163,11 +176,15 @@ export class SimulatorHandler {
     fault: FaultDecision,
     headers: Record<string, string>,
   ): void {
-    const { store, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
+    const { store, traffic, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
     const listPath = `${ex.url.origin}/api/v1/websites`;
     const stuckPages = fault.kind === 'stuck-page' ? fault.stuckPages : undefined;
+    const { accountFault, statsFault } = this.#config.faults.options;
     const result = runAction(
-      { store, listShape, defaultPerPage, listPath, missingUpdateStatus, stuckPages },
+      {
+        ...{ store, traffic, listShape, defaultPerPage, listPath, missingUpdateStatus, stuckPages },
+        ...{ accountFault, statsFault },
+      },
       { name, id },
       ex.record.query,
       ex.record.body,
@@ -214,17 +231,9 @@ export class SimulatorHandler {
         });
         return true;
       }
-      case 'echo-html': {
-        const shown = Object.entries(ex.record.headers).map(
-          ([name, value]) => `<tr><td>${name}</td><td>${value}</td></tr>`,
-        );
-        this.#html(
-          ex,
-          500,
-          `<html><title>Server Error</title><body><h1>Whoops</h1><table>${shown.join('')}</table><pre>${new URLSearchParams(ex.record.body ?? {})}</pre></body></html>`,
-        );
+      case 'echo-html':
+        this.#html(ex, 500, echoPageHtml(ex.record.headers, ex.record.body));
         return true;
-      }
       case 'html':
         this.#html(
           ex,

@@ -56,6 +56,8 @@ export interface SeedWebsite {
   exclude_ips?: string[] | string | null;
   password?: string | null;
   favorite?: boolean;
+  /** Not a setting: visitors the website had over the last 30 days, spread over them (`/stats/{id}`). */
+  visitors_last_30d?: number;
 }
 
 export type WebsiteChanges = Partial<Omit<SeedWebsite, 'domain'>>;
