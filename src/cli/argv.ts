@@ -7,12 +7,21 @@ import {
   type OptionCommand,
   type OptionSpec,
   parseArgsOptions,
-  takesValue,
 } from './options.js';
 
 // The command line's words: which command, the options as the user typed them, and what a person reads
 // when an option is refused: an option of another command is named as such, an unknown one with the
 // closest the command takes; then where the command's own options are listed.
+
+/** Whether a token names an option that takes a value (so the next token is not a command). */
+function takesValue(token: string): boolean {
+  if (token.includes('=')) return false;
+  const table: Record<string, OptionSpec> = OPTION_TABLE;
+  const spec = token.startsWith('--')
+    ? table[token.slice(2)]
+    : Object.values(table).find((s) => s.short !== undefined && `-${s.short}` === token);
+  return spec?.type === 'string';
+}
 
 export type Command =
   | 'sync'

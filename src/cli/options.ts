@@ -1,6 +1,13 @@
-import { parseDuration } from './duration.js';
-import { UsageError } from './errors.js';
-import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } from './option-values.js';
+import {
+  checkNotifyUrl,
+  duration,
+  oneOf,
+  parseConcurrency,
+  parseDeleteDelay,
+  parseRateBudget,
+  parseTrafficGuard,
+  parseTrafficWindow,
+} from './option-values.js';
 
 // Every option, described once: its flag, the environment variable that sets it, its default, how its
 // value is read, its help, and the commands that accept it. Parsing (node:util parseArgs), defaults,
@@ -35,18 +42,6 @@ export interface OptionSpec {
 const RUN: readonly OptionCommand[] = ['sync'];
 const CONNECTS: readonly OptionCommand[] = ['sync', 'export'];
 const EVERY: readonly OptionCommand[] = ['sync', 'validate', 'export', 'restore', 'schema'];
-
-const duration = (option: '--interval' | '--timeout' | '--rate-window') => (text: string, name: string) =>
-  parseDuration(text, name, option);
-
-const oneOf = (allowed: readonly string[], what: string) => (text: string, name: string) => {
-  if (!allowed.includes(text)) {
-    throw new UsageError(
-      `${name}: "${text}" is not ${what}; use ${allowed.join(', ').replace(/, ([^,]+)$/, ' or $1')}`,
-    );
-  }
-  return text;
-};
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -136,8 +131,26 @@ export const OPTION_TABLE = {
   },
   force: {
     type: 'boolean',
-    help: 'override the mass-delete guard; export: replace an existing file',
+    help: 'override the mass-delete guard and the traffic guard; export: replace an existing file',
     commands: CONNECTS,
+  },
+  'traffic-window': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_TRAFFIC_WINDOW',
+    arg: 'DAYS',
+    help: "before a delete, read the website's visitors over this many days (one request per delete) and refuse to delete one that had any, 0-90; 0 turns the traffic guard off; overrides traffic_window: in the manifest",
+    defaultNote: "the manifest's traffic_window, else 30",
+    read: parseTrafficWindow,
+    commands: RUN,
+  },
+  'traffic-guard': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_TRAFFIC_GUARD',
+    arg: 'MODE',
+    help: 'a delete whose traffic cannot be read: lenient deletes it (shown as "traffic unknown"), strict refuses it; overrides traffic_guard: in the manifest',
+    defaultNote: "the manifest's traffic_guard, else lenient",
+    read: parseTrafficGuard,
+    commands: RUN,
   },
   adopt: {
     type: 'boolean',
@@ -251,15 +264,6 @@ export function parseArgsOptions(
     }
   }
   return options;
-}
-
-/** Whether a token names an option that takes a value (so the next token is not a command). */
-export function takesValue(token: string): boolean {
-  if (token.includes('=')) return false;
-  const spec = token.startsWith('--')
-    ? (OPTION_TABLE as Record<string, OptionSpec>)[token.slice(2)]
-    : entries.find(([, s]) => s.short !== undefined && `-${s.short}` === token)?.[1];
-  return spec?.type === 'string';
 }
 
 export type Given = Record<string, string | boolean | undefined>;

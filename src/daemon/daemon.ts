@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { RemoteWebsite } from '../model/index.js';
+import type { PlanLimit, RemoteWebsite } from '../model/index.js';
 import { eventsOfRun, manifestEvent } from '../notify/index.js';
 import { summarise, toJsonPlan } from '../plan/index.js';
 import {
@@ -37,6 +37,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   #wasValid: boolean | undefined;
   #runs = 0;
   #last: RunReport | undefined;
+  /** The account's plan limit as the last resync read it (edits of the manifest do not ask again). */
+  #planLimit: PlanLimit | undefined;
 
   constructor(options: DaemonOptions) {
     super();
@@ -160,6 +162,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       throw error;
     });
     this.#known.remember(result, manifest.desired);
+    if (!read) this.#planLimit = result.planLimit;
     this.#notifyRun(result, triggers);
     return this.#classify(result, logger);
   }
@@ -202,6 +205,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       ...(options.backupPath ? { backupPath: options.backupPath } : {}),
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
+      ...(options.trafficWindowDays === undefined ? {} : { trafficWindowDays: options.trafficWindowDays }),
+      ...(options.trafficGuard === undefined ? {} : { trafficGuard: options.trafficGuard }),
+      // The account's plan is read once per resync; an edit of the manifest uses the last one read.
+      ...(read && this.#planLimit ? { planLimit: this.#planLimit } : {}),
       now: this.#now,
       force: options.force,
       dryRun: options.dryRun,

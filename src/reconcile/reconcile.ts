@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
 import { appendBackup, backupEntryOf, backupPathFor, checkBackupPath } from '../backup/index.js';
-import type { DesiredState, RemoteWebsite, WritableField } from '../model/index.js';
+import type { DesiredState, PlanLimit, RemoteWebsite, WritableField } from '../model/index.js';
 import {
   checkDeleteGuard,
   checkDoubtfulDeletes,
@@ -10,21 +10,17 @@ import {
   type Plan,
   summarise,
 } from '../plan/index.js';
-import {
-  planFromSaved,
-  type SavedPlanFile,
-  signatureMismatch,
-  staleReasons,
-  targetMismatch,
-} from '../saved-plan/index.js';
+import { planFromSaved, type SavedPlanFile, signatureMismatch, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
 import { lockState, recordApplied, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import { type GuardOptions, guardPlan, readDeleteTraffic, readPlanLimit, trafficSettings } from './guards.js';
 import { readState } from './read-state.js';
+import { savedPlanFor } from './saved.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
 
-export interface ReconcileOptions {
+export interface ReconcileOptions extends GuardOptions {
   desired: DesiredState;
   /** Manifest warnings, carried into the plan so every format shows them. */
   warnings: string[];
@@ -66,7 +62,16 @@ export interface ReconcileOptions {
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
   ReconcileOptions,
-  'statePath' | 'backupPath' | 'prune' | 'deleteDelayMs' | 'force' | 'dryRun' | 'concurrency' | 'adopt'
+  | 'statePath'
+  | 'backupPath'
+  | 'prune'
+  | 'deleteDelayMs'
+  | 'force'
+  | 'dryRun'
+  | 'concurrency'
+  | 'adopt'
+  | 'trafficWindowDays'
+  | 'trafficGuard'
 >;
 
 export interface ReconcileResult {
@@ -79,6 +84,8 @@ export interface ReconcileResult {
   current?: RemoteWebsite[];
   /** Why the saved plan no longer applies; nothing was applied. */
   stale?: string[];
+  /** The account's plan limit as read this run (the daemon keeps it for the edits until the next resync). */
+  planLimit?: PlanLimit;
 }
 
 /**
@@ -108,29 +115,18 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     ];
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
-  // The state file is read while the first page is on its way.
-  const [{ state, doubt }, listed] = await Promise.all([
-    readState(options),
-    untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
-  ]);
-  logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const { plan, current, stale, force } = await planConfirmed(options, listed, state);
-  plan.warnings.push(...options.warnings);
-  logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
-  if (stale.length > 0) return { plan, current, stale };
+  const { plan, current, planLimit, stale, refused, state } = await planRun(options);
+  const read = { plan, current, ...(planLimit ? { planLimit } : {}) };
+  if (stale.length > 0) return { ...read, stale };
 
   // Protection, pending deletes and adopted fingerprints are remembered by every real run, a refused
   // one and a saved plan's included: they change nothing on the account. A dry run writes nothing.
   const writes = !options.dryRun;
   const lifecycle = writes && recordLifecycle(state, plan.remember);
   const remembered = (writes && recordAdopted(state, plan)) || lifecycle;
-  const refused = force
-    ? undefined
-    : (checkDeleteGuard({ plan, websitesEmpty: options.desired.websitesEmpty }) ??
-      checkDoubtfulDeletes(plan, doubt));
   if (refused || options.dryRun || plan.changes.length === 0) {
     if (remembered) await saveState(options.statePath, state);
-    return refused ? { plan, current, refused } : { plan, current };
+    return refused ? { ...read, refused } : read;
   }
 
   options.onApply?.(plan);
@@ -144,7 +140,38 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
     signal: options.signal,
     ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
   });
-  return { plan, current, applied };
+  return { ...read, applied };
+}
+
+/** Everything read and decided before the first change: the plan, guarded, and whether it may go ahead. */
+async function planRun(options: ReconcileOptions) {
+  const { logger, saved } = options;
+  // The state file is read, and the account's plan limit asked, while the first page is on its way.
+  const [{ state, doubt }, listed, planLimit] = await Promise.all([
+    readState(options),
+    untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
+    untilAborted(readPlanLimit(options), options.signal),
+  ]);
+  logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
+  const { fresh, current } = await planConfirmed(options, listed, state);
+  const force = options.force || (saved?.file.saved_plan.force ?? false);
+  // A plan the mass-delete guard refuses as a whole is not worth a traffic read per delete.
+  const refused = force
+    ? undefined
+    : (checkDeleteGuard({ plan: fresh, websitesEmpty: options.desired.websitesEmpty }) ??
+      checkDoubtfulDeletes(fresh, doubt));
+  const settings = trafficSettings(options);
+  const traffic =
+    refused && !saved
+      ? new Map()
+      : await untilAborted(readDeleteTraffic(options, fresh, settings), options.signal);
+  const guarded = guardPlan(fresh, options, { settings, traffic, limit: planLimit, force });
+  const { plan, stale } = saved
+    ? savedPlanFor(saved.file, { ...options, fresh: guarded, current, state, traffic, settings })
+    : { plan: refused ? fresh : guarded, stale: [] };
+  plan.warnings.push(...options.warnings);
+  logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
+  return { plan, current, planLimit, stale, refused, state };
 }
 
 /**
@@ -156,17 +183,17 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
  * saved plan and a read of single websites (`read`) cost nothing more.
  */
 async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
-  const first = { ...planFrom(options, listed, state), current: listed };
+  const first = { fresh: freshPlan(options, listed, state), current: listed };
   const confirm = options.service.confirmListing;
-  if (!confirm || options.saved || options.read || first.plan.changes.every((c) => c.kind === 'update')) {
+  if (!confirm || options.saved || options.read || first.fresh.changes.every((c) => c.kind === 'update')) {
     return first;
   }
   const decisions = {
-    absent: first.plan.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
-    present: first.plan.changes.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])),
+    absent: first.fresh.changes.filter((c) => c.kind === 'create').map((c) => c.domain),
+    present: first.fresh.changes.flatMap((c) => (c.kind === 'delete' ? [c.id] : [])),
   };
   const confirmed = await untilAborted(confirm.call(options.service, decisions), options.signal);
-  return confirmed ? { ...planFrom(options, confirmed, state), current: confirmed } : first;
+  return confirmed ? { fresh: freshPlan(options, confirmed, state), current: confirmed } : first;
 }
 
 /** `--adopt`: the declared values of the adopted websites' write-only fields, as if they had been sent. */
@@ -211,13 +238,10 @@ function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteW
   };
 }
 
-function planFrom(
-  options: ReconcileOptions,
-  current: RemoteWebsite[],
-  state: StateData,
-): { plan: Plan; stale: string[]; force: boolean } {
+/** The plan computed afresh (with the saved plan's prune when one is applied), before the guards. */
+function freshPlan(options: ReconcileOptions, current: RemoteWebsite[], state: StateData): Plan {
   const { desired, saved } = options;
-  const fresh = computePlan({
+  return computePlan({
     desired,
     current,
     state,
@@ -226,11 +250,4 @@ function planFrom(
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
   });
-  if (!saved) return { plan: fresh, stale: [], force: options.force };
-  return {
-    // Not stale means the fresh plan agrees with the saved one: what it asks the state to remember holds.
-    plan: { ...planFromSaved(saved.file, desired, current.length), remember: fresh.remember },
-    stale: staleReasons(saved.file, { desired, current, state, fresh, secret: options.secret }),
-    force: options.force || saved.file.saved_plan.force,
-  };
 }
