@@ -1,3 +1,4 @@
+import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
   adoptedNote,
   heldBackSummary,
@@ -26,7 +27,8 @@ export const RESEND_NOTE = 'will be sent: not readable from the service';
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (code: number, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines: string[] = [];
-  for (const change of plan.changes) lines.push(...renderChange(change, paint));
+  for (const change of plan.changes)
+    lines.push(...renderChange(change, paint, changeGuardNote(plan, change)));
   lines.push(...heldBack(plan, paint));
   if (lines.length > 0) lines.unshift(LEGEND, '');
   if (lines.length > 0 && plan.unchanged > 0) lines.push(paint(COLORS.dim, `(${unchangedHidden(plan)})`));
@@ -42,6 +44,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(`Note: ${plan.ignored.length} website(s) ignored by pattern: ${preview(plan.ignored)}`);
   const adopted = adoptedNote(plan);
   if (adopted) lines.push(adopted);
+  lines.push(...guardNotes(plan));
   lines.push(summaryLine(plan));
   return `${lines.join('\n')}\n`;
 }
@@ -70,16 +73,17 @@ function heldBack(plan: Plan, paint: Paint): string[] {
     lines.push(`${paint(COLORS.dim, '-')} ${pending.domain} (id ${pending.id}): ${pendingText(pending)}`);
   }
   for (const domain of plan.protected) lines.push(`= ${domain}: ${KEPT_PROTECTED}`);
+  for (const refusal of refusalLines(plan)) lines.push(`${paint(COLORS.risk, '-')} ${refusal}`);
   return lines;
 }
 
 type Paint = (code: number, text: string) => string;
 
-function renderChange(change: Change, paint: Paint): string[] {
+function renderChange(change: Change, paint: Paint, note?: string): string[] {
   const sign = paint(COLORS[change.kind], SIGNS[change.kind]);
   const id = change.kind === 'create' ? '' : ` (id ${change.id})`;
   const risks = change.risks.map((r) => paint(COLORS.risk, `  ! ${RISK_LABELS[r].toUpperCase()}`));
-  const head = `${sign} ${change.domain}${id}`;
+  const head = `${sign} ${change.domain}${id}${note ? `  (${note})` : ''}`;
   const fields = change.fields.flatMap((f) => renderField(change, f, paint).map((line) => `    ${line}`));
   if (change.kind === 'delete') return [`${head}${risks.join('')}`, ...fields];
   return [head, ...fields, ...risks.map((r) => `  ${r}`)];
