@@ -49,9 +49,9 @@ function checkDelete(
   return { refused: { id: change.id, domain: change.domain, traffic } };
 }
 
-/** "1,204 visitors in the last 30 days", "traffic unknown (the service answered 500)". */
+/** "1,204 visitors in the last 30 days", "traffic unknown: the service answered 500". */
 export function trafficText(traffic: TrafficReading, windowDays: number): string {
-  if (traffic.kind === 'unknown') return `traffic unknown (${traffic.reason})`;
+  if (traffic.kind === 'unknown') return `traffic unknown: ${traffic.reason}`;
   const visitors = traffic.visitors.toLocaleString('en-US');
   const days = windowDays === 1 ? 'day' : `${windowDays} days`;
   return `${visitors} visitor${traffic.visitors === 1 ? '' : 's'} in the last ${days}`;

@@ -38,7 +38,7 @@ export function classifyRun(result: ReconcileResult, options: { dryRun: boolean 
   const guarded: RunOutcome = {
     kind: 'partly_refused',
     refused: trafficRefused,
-    reason: trafficReason(plan),
+    reason: trafficReason(plan, options.dryRun),
   };
   if (options.dryRun || !result.applied) {
     if (trafficRefused > 0) return guarded;
@@ -54,10 +54,11 @@ export function classifyRun(result: ReconcileResult, options: { dryRun: boolean 
   return { kind: 'applied', changes };
 }
 
-function trafficReason(plan: ReconcileResult['plan']): string {
+function trafficReason(plan: ReconcileResult['plan'], dryRun: boolean): string {
   const days = plan.trafficWindowDays ?? 0;
   const list = plan.trafficRefused.map((refusal) => refusalText(refusal, days)).join('; ');
-  return `traffic guard: ${plan.trafficRefused.length} delete(s) refused (${list}); the rest of the plan went ahead. Add allow_delete_with_traffic: true to the website's entry, or re-run with --force, if you really mean to delete them`;
+  const rest = dryRun ? 'would go ahead' : 'went ahead';
+  return `traffic guard: ${plan.trafficRefused.length} delete(s) refused (${list}); the rest of the plan ${rest}. Add allow_delete_with_traffic: true to the website's entry, or re-run with --force, if you really mean to delete them`;
 }
 
 /** The labels metrics and logs use for a run's result (stable: dashboards and alerts read them). */
