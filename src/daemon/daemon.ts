@@ -13,7 +13,7 @@ import {
 } from '../reconcile/index.js';
 import { KnownListing } from './known-listing.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
-import { heldBackOf, logRun, suffix, warnHeldBack } from './run-log.js';
+import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
 import { ManifestWatcher } from './watch.js';
@@ -240,7 +240,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       finishedAt: this.#now(),
       outcomes: report.outcomes,
       managed: this.#source.inForce?.desired.websites.length,
-      ...(report.summary ? { heldBack: heldBackOf(report.summary) } : {}),
+      ...(report.summary
+        ? {
+            heldBack: heldBackOf(report.summary),
+            refusedDeletes: refusedDeletesOf(report.result, report.summary),
+          }
+        : {}),
     });
     logRun(report, logger);
     this.emit('run-finished', report);
