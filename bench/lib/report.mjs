@@ -36,9 +36,19 @@ function latencyVerdict(row) {
 
 const checksOf = (row) => (row.checks ?? []).filter((c) => !c.ok).map((c) => verdict(false, c.label));
 
-function requestsCell({ made, min, refused }) {
+function requestsCell({ made, min, refused, kinds }) {
   const extra = refused ? ` + ${refused} × 429` : '';
-  return `${made.toLocaleString('en')}${extra} (${min.toLocaleString('en')})`;
+  return `${made.toLocaleString('en')}${extra} (${min.toLocaleString('en')})${kindsNote(kinds)}`;
+}
+
+/** The guards' reads, named in the cell: the account's plan per run, a website's traffic per delete. */
+function kindsNote(kinds) {
+  if (!kinds) return '';
+  const parts = [
+    kinds.account ? `${kinds.account.toLocaleString('en')} account` : '',
+    kinds.stats ? `${kinds.stats.toLocaleString('en')} stats` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? `<br>incl. ${parts.join(', ')}` : '';
 }
 
 /** One table row per measured line: [scenario, requests, wall, cpu, rss, targets]. */

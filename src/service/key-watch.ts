@@ -45,8 +45,10 @@ export class KeyWatch {
       return error;
     }
     if (!this.#accepted) return error;
+    // What the service answered (who refused, with what status or redirect), then what it means.
+    const said = error.message.replace(/\s*Check WEBSITES_SYNC_API_KEY.*$/, '');
     this.#revoked ??= new AuthError(
-      `the service refused the API key part-way through the run (${error.status}${error.serviceMessage ? ` ${error.serviceMessage}` : ''}) after accepting it: the key was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Stopped at once: nothing more was sent. Set the new key in WEBSITES_SYNC_API_KEY or the --api-key-file and run again.`,
+      `${said} This came part-way through the run, after the key was accepted: the key was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Stopped at once: nothing more was sent. Set the new key in WEBSITES_SYNC_API_KEY or the --api-key-file and run again.`,
       { method: error.method, path: error.path, status: error.status, cause: error },
     );
     this.#stop();

@@ -87,6 +87,9 @@ export interface FaultDecision {
   stuckPages: number;
 }
 
+/** The guards' reads, whose faults are their own (see FaultInjector.quiet). */
+const GUARD_PATH = /^\/api\/v1\/(account|stats)(\/|$)/;
+
 const RATE_KEYS = [
   'hangRate',
   'resetRate',
@@ -157,6 +160,29 @@ export class FaultInjector {
     this.#options = next;
     if ('seed' in partial) this.#random = createPrng(partial.seed ?? 1);
     if (partial.script !== undefined) this.#script = [...partial.script];
+  }
+
+  /** The decision for a request to this path (see `quiet`). */
+  decideFor(path: string): FaultDecision {
+    return GUARD_PATH.test(path) ? this.quiet() : this.decide();
+  }
+
+  /**
+   * The decision for `/account` and `/stats/{id}`: only the latency. The random and scripted faults are
+   * the websites API's (a scripted sequence stays aligned with its requests whatever the guards read);
+   * those two endpoints have their own (`accountFault`, `statsFault`).
+   */
+  quiet(): FaultDecision {
+    return {
+      kind: 'none',
+      delayMs: this.#options.latencyMs ?? 0,
+      errorStatus: 500,
+      errorAsHtml: false,
+      htmlStatus: 500,
+      hangMs: undefined,
+      retryAfterSeconds: 1,
+      stuckPages: this.#stuckPages,
+    };
   }
 
   decide(): FaultDecision {

@@ -136,7 +136,7 @@ export class SimulatorHandler {
   }
 
   async #api(ex: Exchange): Promise<void> {
-    const fault = this.#config.faults.decide();
+    const fault = this.#config.faults.decideFor(ex.url.pathname);
     if (fault.kind === 'hang') return this.#hang(ex, fault);
     if (fault.delayMs > 0) await delay(fault.delayMs, undefined, { signal: this.#closing.signal });
     if (this.#answerFault(ex, fault)) return;

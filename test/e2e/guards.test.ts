@@ -166,7 +166,9 @@ describe('a key rotated part-way', () => {
     };
     const run = await runCli(['--once', '--concurrency', '1'], env);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/part-way through the run \(401 .*rotated or revoked.*nothing more was sent/s);
+    expect(run.stderr).toMatch(
+      /refused the API key \(401 Unauthenticated\.\)\. This came part-way through the run.*rotated or revoked.*nothing more was sent/s,
+    );
     // The refused POST was the last request: no retry, nothing queued sent.
     expect(simulator.requests.at(-1)).toMatchObject({ method: 'POST', status: 401 });
     expect(simulator.requests.filter((r) => r.method === 'POST')).toHaveLength(2);

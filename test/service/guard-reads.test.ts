@@ -97,7 +97,7 @@ describe('a key rotated part-way', () => {
     const refused = await service.deleteWebsite(1).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AuthError);
     expect((refused as Error).message).toMatch(
-      /part-way through the run \(401 Unauthenticated\.\).*rotated or revoked/,
+      /refused the API key \(401 Unauthenticated\.\)\. This came part-way through the run.*rotated or revoked/,
     );
     const after = simulator.requests.length;
     const next = await service.deleteWebsite(2).catch((error: unknown) => error);
