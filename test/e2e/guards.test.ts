@@ -178,3 +178,51 @@ describe('a key rotated part-way', () => {
     expect(state).toContain('site1.example.com');
   });
 });
+
+describe('saved plans and the traffic guard', () => {
+  async function savePlan(): Promise<string> {
+    const planFile = join(dir, 'plan.json');
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.code, saved.stderr).toBe(0);
+    const file = JSON.parse(await readFile(planFile, 'utf8'));
+    const deleted = file.changes.find((c: { action: string }) => c.action === 'delete');
+    expect(deleted.traffic).toEqual({ visitors: 0, window_days: 30 });
+    return planFile;
+  }
+
+  it('show the counts to the reviewer, and apply when no delete gained traffic', async () => {
+    await start({ websites: [...KEEP, QUIET] }, PRUNE);
+    const planFile = await savePlan();
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(domains()).toEqual(['keep.example.com']);
+  });
+
+  it('are stale when a delete in them gained traffic since', async () => {
+    await start({ websites: [...KEEP, QUIET] }, PRUNE);
+    const planFile = await savePlan();
+    simulator.addVisitors(2, 12);
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain(
+      'quiet.example.com (id 2) gained traffic since the plan: 0 then, 12 visitors in the last 30 days now',
+    );
+    expect(domains()).toContain('quiet.example.com');
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
+  it('hold a delete the guard refused as shown, not as an operation: the rest applies, still refused', async () => {
+    await start({ websites: [...KEEP, SHOP, QUIET] }, PRUNE);
+    const planFile = join(dir, 'plan.json');
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.code).toBe(3);
+    const file = JSON.parse(await readFile(planFile, 'utf8'));
+    expect(file.traffic_refused.map((r: { domain: string }) => r.domain)).toEqual(['shop.example.com']);
+    const operations = file.saved_plan.operations.map((o: { domain: string }) => o.domain);
+    expect(operations).not.toContain('shop.example.com');
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.stderr).not.toContain('stale');
+    expect(applied.code).toBe(3);
+    expect(domains()).toEqual(['keep.example.com', 'shop.example.com']);
+  });
+});
