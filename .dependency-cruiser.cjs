@@ -27,10 +27,25 @@ module.exports = {
     {
       name: 'no-upstream',
       comment:
-        'Imports run down the pipeline: manifest, service, plan and state never import apply, daemon, reconcile or cli.',
+        'Imports run down the pipeline: manifest, service, plan and state never import apply, daemon, reconcile, cli or action.',
       severity: 'error',
       from: { path: '^src/(manifest|service|plan|state)/' },
-      to: { path: '^src/(apply|daemon|reconcile|cli)/' },
+      to: { path: '^src/(apply|daemon|reconcile|cli|action)/' },
+    },
+    {
+      name: 'front-doors-on-top',
+      comment:
+        'The command line (cli/) and the GitHub Action (action/) are front doors: no stage imports them; the Action takes the pieces it shares with the command line through cli/index.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|action)/' },
+      to: { path: '^src/(cli|action)/' },
+    },
+    {
+      name: 'cli-stands-apart-from-action',
+      comment: 'The command line never imports the Action (its toolkit is bundled into the Action only).',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^(src/action/|node_modules/@actions/)' },
     },
     {
       name: 'simulator-only-from-cli',

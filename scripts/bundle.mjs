@@ -2,14 +2,16 @@
 // dependencies included) into dist/cli/main.js and its lazily loaded chunks, over tsc's dist/cli/main.js.
 // One file per command instead of hundreds of modules to resolve and read halves start-up; the other
 // dist/ modules (tsc's) stay for the library-style imports of the tests and the benchmark.
-import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const outdir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 const CHUNK = /^bundle-.*\.js(\.map)?$/;
-for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
+// `--check-action` (CI: .ci/run) only builds the Action and compares it with the committed file: the
+// CLI's bundle in dist/ is left as it is.
+const checkAction = process.argv.includes('--check-action');
 
 // The alias below gives the bundle only part of undici: refuse to build if src/ imports a value it lacks
 // (a missing name would be undefined at run time, not an error at build time).
@@ -28,29 +30,87 @@ for (const file of readdirSync(src, { recursive: true })) {
   }
 }
 
-await build({
-  entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
-  outdir,
+if (!checkAction) {
+  for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
+  await build({
+    entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
+    outdir,
+    bundle: true,
+    // Each command (daemon, simulator, export…) stays in chunks of its own, loaded only when it runs.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // Flat beside main.js: modules that find files relative to themselves (package.json) keep their depth.
+    chunkNames: 'bundle-[name]-[hash]',
+    // Less to read and compile at every start; identifiers keep their names for stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    sourcemap: 'linked',
+    // Dependencies written as CommonJS call require(); an ES module bundle has to provide it.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    // Only the part of undici the service client uses (see undici-lite.cjs).
+    alias: { undici: LITE },
+    logLevel: 'warning',
+  });
+  // Installed as the `websites-sync` command, it runs through its shebang.
+  chmodSync(`${outdir}main.js`, 0o755);
+}
+
+// The GitHub Action (action.yml): one file, committed, run by the runner as it is (no npm install).
+// It must be the same bytes from the same sources on every machine, since CI rebuilds it and compares
+// (`node scripts/bundle.mjs --check-action`): no source map, no absolute path, no build date, the
+// version inlined from package.json instead of read beside the bundle.
+const root = fileURLToPath(new URL('../', import.meta.url));
+const actionFile = `${root}action/index.mjs`;
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+const inlineVersion = {
+  name: 'inline-version',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/]cli[\\/]version\.ts$/ }, () => ({
+      contents: `export const VERSION = ${JSON.stringify(version)};`,
+      loader: 'ts',
+    }));
+  },
+};
+const action = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/action/main.ts'],
   bundle: true,
-  // Each command (daemon, simulator, export…) stays in chunks of its own, loaded only when it runs.
-  splitting: true,
+  write: false,
+  outfile: actionFile,
   format: 'esm',
   platform: 'node',
-  target: 'node22',
-  // Flat beside main.js: modules that find files relative to themselves (package.json) keep their depth.
-  chunkNames: 'bundle-[name]-[hash]',
-  // Less to read and compile at every start; identifiers keep their names for stack traces.
+  target: 'node24',
+  charset: 'utf8',
+  // Module paths are written into the bundle: node_modules as named in the tree (a worktree may link
+  // it from elsewhere), not where the link points.
+  preserveSymlinks: true,
   minifyWhitespace: true,
   minifySyntax: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  // Dependencies written as CommonJS call require(); an ES module bundle has to provide it.
+  // The licences of the bundled dependencies travel with their code.
+  legalComments: 'eof',
   banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    js: "// Built by scripts/bundle.mjs from src/action/ (npm run build); do not edit.\nimport { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
-  // Only the part of undici the service client uses (see undici-lite.cjs).
-  alias: { undici: LITE },
+  plugins: [inlineVersion],
   logLevel: 'warning',
 });
-// Installed as the `websites-sync` command, it runs through its shebang.
-chmodSync(`${outdir}main.js`, 0o755);
+const bundled = action.outputFiles[0].text;
+if (checkAction) {
+  let committed = '';
+  try {
+    committed = readFileSync(actionFile, 'utf8');
+  } catch {}
+  if (committed !== bundled) {
+    console.error(`${actionFile} is not what src/ builds; run: npm run build, and commit action/index.mjs`);
+    process.exit(1);
+  }
+  console.log(`${actionFile} is up to date`);
+} else {
+  mkdirSync(`${root}action`, { recursive: true });
+  writeFileSync(actionFile, bundled);
+}

@@ -31,9 +31,11 @@ export class CoalescedSaver {
 
   /** Waits for a save in flight, then saves whatever is left. */
   async flush(): Promise<void> {
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
     await this.#running;
+    // The save in flight may have scheduled the next one on its way out: this flush is that save, and
+    // a timer left behind would hold a stopping process open for up to an interval.
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#dirty) await this.#save();
   }
 

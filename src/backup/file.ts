@@ -4,7 +4,7 @@
 // written, the delete is not sent.
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { RemoteWebsite, WebsiteId } from '../model/index.js';
+import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
 import { openPrivateFile, refuseNotRegular } from '../state/index.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
@@ -62,7 +62,8 @@ export async function appendBackup(path: string, entry: BackupEntry): Promise<vo
   // 0600 also for a file that existed with another mode: it lists the account's settings.
   const handle = await openPrivateFile(path, 'a');
   try {
-    await handle.write(`${JSON.stringify(entry)}\n`);
+    // Read by people too (`tail` in an incident): exact values, no character a terminal interprets.
+    await handle.write(`${shownJson(JSON.stringify(entry))}\n`);
     await handle.sync();
   } finally {
     await handle.close();

@@ -12,6 +12,7 @@ import {
   type OptionSpec,
   optionValue,
 } from './options.js';
+import { checkDefaultStatePath, defaultStatePath } from './state-default.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults; every option
 // is described once, in options.ts.
@@ -186,6 +187,9 @@ function resolveFlat(
   exported: Pick<Config, 'outputFile' | 'withSchema'>,
 ): Omit<Config, 'run' | 'connection' | 'apiKey'> {
   const value = <T>(name: OptionName) => values[name] as T;
+  const given = value<string | undefined>('state-file') || undefined;
+  const stateFile = given ?? defaultStatePath(value<string>('manifest'));
+  if (given === undefined) checkDefaultStatePath(stateFile, command);
   const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`${sources.output}: "${output}" is not a format; use text, json or markdown`);
@@ -195,7 +199,7 @@ function resolveFlat(
     manifest: value<string>('manifest'),
     baseUrl: value<string | undefined>('base-url') || undefined,
     apiKeyFile: value<string | undefined>('api-key-file') || undefined,
-    stateFile: value<string>('state-file'),
+    stateFile,
     backupFile: value<string | undefined>('backup-file') || undefined,
     notifyUrl: value<string | undefined>('notify-url'),
     domains: [],
@@ -241,6 +245,7 @@ function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
       dryRun: config.dryRun,
       concurrency: config.concurrency,
       adopt: config.adopt,
+      runBy: config.once ? 'websites-sync --once' : 'websites-sync (daemon)',
     },
     connection: {
       timeoutMs: config.timeoutMs,

@@ -62,7 +62,7 @@ Per website (or under defaults:) in the manifest: protect: true (never deleted, 
 entry is removed, until a manifest lists it with protect: false), observe: true (compared and
 shown, never written), ignore_fields: [email, ...] (never compared, shown or sent). An entry with
 allow_delete_with_traffic: true (its domain and nothing else) is a website to delete, with prune,
-although it still has visitors (docs/guards.md).
+although it still has visitors (docs/explanation/guards.md).
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
 operations, creates beyond the account's plan limit, a stale saved plan, a key rotated part-way); 2

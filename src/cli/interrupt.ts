@@ -2,6 +2,11 @@
 // installed, and as PID 1 in a container the kernel does not even do that: the signal is ignored. A
 // handler therefore turns the first signal into a graceful stop (no new operations, the ones in flight
 // finish, the state is saved, the summary printed) and a second one into an immediate exit.
+//
+// The process's handlers are installed before anything else (early-signals.ts): `source` is what they
+// hand a signal to.
+
+import type { SignalSource } from '../daemon/index.js';
 
 export interface Interruption {
   readonly signal: AbortSignal;
@@ -15,7 +20,12 @@ export function exitCodeOf(signal: NodeJS.Signals): number {
   return signal === 'SIGINT' ? 130 : 143;
 }
 
-export function interruptOnSignals(stderr: NodeJS.WritableStream, what: string): Interruption {
+/** `source`: the process's signals as main.ts caught them (a signal held since start-up comes now). */
+export function interruptOnSignals(
+  stderr: NodeJS.WritableStream,
+  what: string,
+  source: SignalSource = process,
+): Interruption {
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -27,16 +37,16 @@ export function interruptOnSignals(stderr: NodeJS.WritableStream, what: string):
     stderr.write(`websites-sync: ${signal}: ${what} (${signal} again stops at once)\n`);
     controller.abort(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  source.on('SIGINT', onSignal);
+  source.on('SIGTERM', onSignal);
   return {
     signal: controller.signal,
     get received() {
       return received;
     },
     dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      source.off('SIGINT', onSignal);
+      source.off('SIGTERM', onSignal);
     },
   };
 }

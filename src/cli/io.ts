@@ -1,4 +1,5 @@
 import { Redactor } from '../model/index.js';
+import type { ProcessSignals } from './early-signals.js';
 
 /** Where a command writes and what environment it reads: the process's, or a test's. */
 export interface Io {
@@ -7,9 +8,12 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /**
    * Knows every secret of the run (the key, the manifest's passwords); everything written to stdout,
-   * stderr, the logs and the files the tool writes passes through it.
+   * stderr, the logs, webhooks and the files the tool writes passes through it (`show`, `showJson`):
+   * secrets masked, control, bidirectional and zero-width characters shown escaped.
    */
   redactor: Redactor;
+  /** The process's signals, caught from its first instant (main.ts); `process` itself when absent. */
+  signals?: ProcessSignals;
 }
 
 /**
@@ -42,19 +46,26 @@ export function interceptWrites<T extends Writable>(
   return wrapped;
 }
 
-/** A stream whose text passes through the redactor on its way out. */
-export function redacting<T extends Writable>(stream: T, redactor: Redactor): T {
-  return interceptWrites(stream, (write, chunk, ...rest) =>
-    write(typeof chunk === 'string' ? redactor.redact(chunk) : chunk, ...rest),
-  );
+/**
+ * A stream whose text passes through the redactor's `show` on its way out: whatever a command writes,
+ * a secret is masked and a character from outside that a terminal would interpret is shown escaped;
+ * only the tool's own codes (`ownText`: colours, the status line's erase) reach the terminal as codes.
+ */
+export function showing<T extends Writable>(stream: T, redactor: Redactor): T {
+  return interceptWrites(stream, (write, chunk, ...rest) => {
+    // Bytes too (a piped stream writes Buffers): the tool writes UTF-8 text only.
+    if (chunk instanceof Uint8Array)
+      return write(redactor.show(Buffer.from(chunk).toString('utf8')), ...rest);
+    return write(typeof chunk === 'string' ? redactor.show(chunk) : chunk, ...rest);
+  });
 }
 
 /** The process's streams and environment, every output through one redactor. */
 export function processIo(): Io {
   const redactor = new Redactor();
   return {
-    stdout: redacting(process.stdout, redactor),
-    stderr: redacting(process.stderr, redactor),
+    stdout: showing(process.stdout, redactor),
+    stderr: showing(process.stderr, redactor),
     env: process.env,
     redactor,
   };

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import type { Redactor } from '../model/index.js';
+import { ownText, type Redactor, shownJson, shownText, shownValue } from '../model/index.js';
 import { type Io, useColor } from './io.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
@@ -38,25 +38,43 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions): Logger {
+  const pretty = prettyLogs(options.format);
   const base = {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: undefined,
-    hooks: { streamWrite: (line: string) => options.redactor?.redact(line) ?? line },
+    hooks: { streamWrite: (line: string) => shownLogLine(line, options.redactor, pretty) },
   };
   if (options.destination) return pino(base, options.destination);
   const colorize = options.color ?? useColor(process.stderr, process.env);
   const status = options.statusLine;
   if (status?.enabled) {
     // Formatted here, synchronously, so a line is whole on the terminal before the status line returns.
-    const format = prettyLogs(options.format) ? prettifier(colorize) : (line: string) => line;
+    // The pretty line's codes are pino-pretty's own: the values in it were escaped by `shownLogLine`.
+    const prettify = pretty ? prettifier(colorize) : undefined;
+    const format = (line: string) => (prettify ? ownText(prettify(line)) : line);
     return pino(base, { write: (line: string) => status.write(format(line)) });
   }
-  if (prettyLogs(options.format)) {
-    const pretty = load('pino-pretty') as typeof PinoPretty;
-    return pino(base, pretty({ destination: 2, sync: true, colorize }));
+  if (pretty) {
+    const prettyStream = load('pino-pretty') as typeof PinoPretty;
+    return pino(base, prettyStream({ destination: 2, sync: true, colorize }));
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
+}
+
+/**
+ * A log line on its way out: secrets masked, and every character a terminal would interpret escaped.
+ * A JSON line keeps the exact values (as JSON escapes); pino-pretty prints values as they are, so for
+ * it they are escaped visibly (`\x1b`) before it reads the line.
+ */
+export function shownLogLine(line: string, redactor: Redactor | undefined, pretty: boolean): string {
+  const masked = redactor?.redact(line) ?? line;
+  if (!pretty) return shownJson(masked);
+  try {
+    return `${JSON.stringify(shownValue(JSON.parse(masked)))}\n`;
+  } catch {
+    return shownText(masked); // not JSON: pino-pretty prints it as it is
+  }
 }
 
 function prettifier(colorize: boolean): (line: string) => string {

@@ -2,6 +2,7 @@
 // The shebang's V8 option caps the young generation at 2 × 2 MB (V8 sizes it from the host's memory, up
 // to 2 × 64 MB): a large plan's peak RSS and a daemon's RSS over thousands of runs stay within a small
 // container's limit (docs/benchmarks.md). Run as `node dist/cli/main.js`, pass it yourself.
+import { catchSignals, holdStartForTests } from './early-signals.js';
 
 // Checked before anything else loads: on an older Node the modules below fail with errors that say
 // nothing of the version (`Cannot read properties of undefined (reading 'bind')`).
@@ -12,10 +13,15 @@ if (major < 22 || (major === 22 && minor < 22)) {
   );
   process.exit(1);
 }
+// Signals are caught before any other work (the imports below take a while): until a handler is
+// installed, Node's default action kills the process on SIGHUP, SIGTERM or SIGINT with nothing logged or
+// saved. One arriving before the command is ready is held and handed to it (early-signals.ts).
+const signals = catchSignals();
+await holdStartForTests(process.env);
 // Before the rest is imported: the bundle's chunks are compiled once and reused from the cache (in the
 // OS's temporary directory) by every later run, which halves start-up.
 (await import('node:module')).enableCompileCache();
 const { processIo } = await import('./io.js');
 const { run } = await import('./run.js');
 
-process.exitCode = await run(process.argv.slice(2), processIo());
+process.exitCode = await run(process.argv.slice(2), { ...processIo(), signals });

@@ -77,8 +77,11 @@ export const OPTION_TABLE = {
     file: 'write',
     env: 'WEBSITES_SYNC_STATE_FILE',
     arg: 'PATH',
-    help: 'fingerprints of write-only fields, protections and pending deletes',
-    default: './.websites-sync-state.json',
+    help: 'fingerprints of write-only fields, protections and pending deletes; a path given is relative to the current directory',
+    // Beside the manifest, wherever the run starts (a cron job or a CI step from the repository root
+    // with -f acct/websites.yaml): the current directory would be another state, without its protections.
+    defaultNote:
+      '.websites-sync-state.json beside the manifest (-f); restore and export, which take no manifest: in the current directory',
     // export: only so that --out is never the state file.
     commands: ['sync', 'restore', 'export'],
   },

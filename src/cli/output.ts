@@ -1,8 +1,10 @@
 import type { ApplyResult, Outcome } from '../apply/index.js';
+import { colored, shownJson } from '../model/index.js';
 import {
   type Block,
   bulletList,
   escapeMarkdown,
+  type MarkdownOptions,
   type Plan,
   type PlanOrigin,
   renderMarkdown,
@@ -21,20 +23,26 @@ export interface RunReport {
   applied?: ApplyResult;
 }
 
-export function renderReport(report: RunReport, format: OutputFormat, color: boolean): string {
+export function renderReport(
+  report: RunReport,
+  format: OutputFormat,
+  color: boolean,
+  markdown: Pick<MarkdownOptions, 'maxLength' | 'wholePlanAt'> = {},
+): string {
   if (format === 'json') {
     const json = {
       ...toJsonPlan(report.plan, report.origin),
       ...(report.refused ? { refused: report.refused } : {}),
       ...(report.applied ? { result: resultJson(report.applied) } : {}),
     };
-    return `${JSON.stringify(json, null, 2)}\n`;
+    // Exact values, as JSON escapes where a character would be interpreted on a screen.
+    return `${shownJson(JSON.stringify(json, null, 2))}\n`;
   }
   if (format === 'markdown') {
     const after: Block[] = [];
     if (report.refused) after.push(`> [!CAUTION]\n> **Refused:** ${escapeMarkdown(report.refused)}`);
     if (report.applied) after.push(resultMarkdown(report.applied));
-    return renderMarkdown(report.plan, { after });
+    return renderMarkdown(report.plan, { ...markdown, after });
   }
   let text = renderText(report.plan, { color });
   if (report.refused) text += `\nRefused: ${report.refused}\n`;
@@ -51,8 +59,7 @@ function resultJson(applied: ApplyResult) {
 
 const RED = 31;
 const GREEN = 32;
-const paintWith = (color: boolean) => (code: number, text: string) =>
-  color ? `\u001b[${code}m${text}\u001b[0m` : text;
+const paintWith = (color: boolean) => (code: number, text: string) => (color ? colored(code, text) : text);
 
 /** The apply's summary; the operations that failed or were not attempted stand out in red. */
 export function resultText(applied: ApplyResult, color = false): string {

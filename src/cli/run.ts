@@ -17,6 +17,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
   try {
     const config = parseConfig(argv, io.env);
     logLevel = config.logLevel ?? logLevel;
+    // Only the daemon and `--once` act on signals; any other command is stopped by them as usual.
+    if (config.command !== 'sync') await io.signals?.release();
     switch (config.command) {
       case 'help':
         io.stdout.write(helpFor(config.helpFor));

@@ -1,3 +1,4 @@
+import { ownText } from '../model/index.js';
 import { type Io, interceptWrites } from './io.js';
 
 // One line at the bottom of a terminal (the progress of a long apply), on stderr, drawn in place. Any
@@ -10,7 +11,7 @@ export interface TextStream {
   isTTY?: boolean;
 }
 
-const ERASE_LINE = '\r\u001b[K';
+const ERASE_LINE = ownText('\r\u001b[K');
 
 export class StatusLine {
   readonly #stream: TextStream;

@@ -16,6 +16,7 @@ import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
+import { planWarning, WarningLog } from './warning-log.js';
 import { ManifestWatcher } from './watch.js';
 
 // The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
@@ -31,6 +32,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #now: () => number;
   readonly #source: ManifestSource;
   readonly #known = new KnownListing();
+  readonly #warnings: WarningLog;
   readonly #scheduler: Scheduler;
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
@@ -45,10 +47,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#options = options;
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
+    this.#warnings = new WarningLog(options.logger);
     this.#source = new ManifestSource({
       file: options.manifest,
       env: options.env,
       logger: options.logger,
+      warnings: this.#warnings,
       ...(options.redactor ? { redactor: options.redactor } : {}),
     });
     this.#scheduler = new Scheduler({
@@ -92,9 +96,17 @@ export class Daemon extends EventEmitter<DaemonEvents> {
    */
   async stop(graceMs: number): Promise<boolean> {
     this.#abort.abort();
+    // Whatever the client waits for (a retry's pause, the rate limit's window, the key's budget) ends
+    // now: the stop waits only for the requests really in flight.
+    this.#options.service.stop?.();
     const finished = this.#scheduler.stop();
     await this.#watcher.close();
     return withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
+  }
+
+  /** Requests sent to the service and not answered yet (0 when the service does not count them). */
+  get inFlight(): number {
+    return this.#options.service.inFlight ?? 0;
   }
 
   /** True while a run is in progress (a pending one only waits behind a run in progress). */
@@ -215,6 +227,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       concurrency: options.concurrency,
       logger,
       signal: this.#abort.signal,
+      runBy: options.runBy ?? 'websites-sync (daemon)',
       onApply: () => options.rateBudget?.budget.use(1),
     });
   }
@@ -225,6 +238,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
     warnHeldBack(result, logger);
+    // What a dry run prints, the daemon logs: every warning of the plan, once while it stands.
+    this.#warnings.tell(result.plan.warnings.map(planWarning), true);
     const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));
     const outcomes = result.applied?.outcomes ?? [];
     return reason === undefined

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { shownText } from '../model/index.js';
 import type { Readiness } from './types.js';
 
 // `--listen`: what an orchestrator and Prometheus ask. Liveness says only that the process answers
@@ -79,7 +80,8 @@ async function answer(
       return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
     case '/readyz': {
       const { ready, reason } = options.readiness();
-      return send(res, ready ? 200 : 503, 'text/plain; charset=utf-8', `${reason}\n`);
+      // The reason may quote the manifest or the service: read by people (curl), so shown escaped.
+      return send(res, ready ? 200 : 503, 'text/plain; charset=utf-8', `${shownText(reason)}\n`);
     }
     case '/metrics':
       return send(res, 200, options.registry.contentType, await options.registry.metrics());

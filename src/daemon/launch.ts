@@ -62,6 +62,14 @@ export async function launchDaemon(
     }
     return stopping;
   };
+  try {
+    await daemon.start();
+  } catch (error) {
+    await shutdown('start failed');
+    throw error;
+  }
+  // Once the daemon is ready (its first run under way): a signal the source held until now, a SIGHUP
+  // before the daemon was ready, comes now and asks for a resync after the first run.
   parts.unbind = bindSignals(options.signals ?? process, {
     reload: () => {
       parts.logger.info({ signal: 'SIGHUP' }, 'run requested');
@@ -69,12 +77,6 @@ export async function launchDaemon(
     },
     shutdown: (signal) => void shutdown(signal),
   });
-  try {
-    await daemon.start();
-  } catch (error) {
-    await shutdown('start failed');
-    throw error;
-  }
   return { daemon, health, done, shutdown };
 }
 
@@ -86,19 +88,41 @@ interface Parts {
   unbind: () => void;
 }
 
+/**
+ * Every wait of the run in progress ends at once (service/stop.ts): the shutdown waits only for the
+ * requests really in flight, and the log says how many there are, at the start and at the end.
+ */
 async function stopAll(parts: Parts, reason: string): Promise<number> {
-  const { logger, graceMs } = parts;
-  logger.info({ reason, graceMs }, 'shutting down: no new run or operation starts; in-flight ones finish');
-  const graceful = await parts.daemon.stop(graceMs);
+  const { logger, graceMs, daemon } = parts;
+  const busy = daemon.busy;
+  const inFlight = daemon.inFlight;
+  logger.info({ reason, graceMs, runInProgress: busy, inFlight }, shuttingDown(busy, inFlight, graceMs));
+  const graceful = await daemon.stop(graceMs);
   await parts.health?.close();
   parts.unbind();
   if (!graceful) {
+    const left = daemon.inFlight;
     logger.error(
-      { graceMs },
-      'grace period over: requests still in flight were abandoned; write-only fields they carried will be resent next time',
+      { graceMs, inFlight: left },
+      left > 0
+        ? `grace period over: ${requests(left)} still in flight abandoned; write-only fields they carried will be resent next time`
+        : 'grace period over: the run in progress did not finish, though no request was in flight; its state may be incomplete',
     );
     return 1;
   }
   logger.info('stopped');
   return 0;
+}
+
+function shuttingDown(busy: boolean, inFlight: number, graceMs: number): string {
+  if (!busy) return 'shutting down: no run in progress';
+  const waiting =
+    inFlight > 0
+      ? `waiting at most ${graceMs / 1000}s for the ${requests(inFlight)} in flight`
+      : 'no request in flight: the run in progress ends now';
+  return `shutting down: no new run or operation starts; ${waiting}`;
+}
+
+function requests(count: number): string {
+  return count === 1 ? '1 request' : `${count} requests`;
 }

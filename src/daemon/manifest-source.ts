@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { loadManifest, parseManifestBytes } from '../manifest/index.js';
 import { type DesiredState, formatProblem, type Problem, type Redactor } from '../model/index.js';
 import { readContent } from './content.js';
+import type { WarningLog } from './warning-log.js';
 
 // The manifest as the daemon holds it: the last good one stays in force while the file is invalid,
 // truncated, missing or unreadable, and nothing from a bad file is ever used.
@@ -29,9 +30,17 @@ export class ManifestSource {
   #errors: Problem[] = [];
 
   readonly #redactor: Redactor | undefined;
+  readonly #warnings: WarningLog;
 
-  constructor(options: { file: string; env: NodeJS.ProcessEnv; logger: Logger; redactor?: Redactor }) {
+  constructor(options: {
+    file: string;
+    env: NodeJS.ProcessEnv;
+    logger: Logger;
+    warnings: WarningLog;
+    redactor?: Redactor;
+  }) {
     this.#redactor = options.redactor;
+    this.#warnings = options.warnings;
     this.#file = options.file;
     this.#env = options.env;
     this.#logger = options.logger;
@@ -85,7 +94,13 @@ export class ManifestSource {
   }
 
   #logLoaded(warnings: Problem[]): void {
-    for (const warning of warnings) this.#logger.warn(locationOf(warning), warning.message);
+    // Through the daemon's one log of warnings: the plans carry the same ones, told once.
+    const told = warnings.map((warning) => ({
+      text: formatProblem(warning),
+      fields: locationOf(warning),
+      message: warning.message,
+    }));
+    this.#warnings.tell(told, false);
     this.#logger.info(
       { stage: 'manifest', file: this.#file, websites: this.#good?.desired.websites.length },
       'manifest loaded',

@@ -1,6 +1,8 @@
 // Everything `export` and `restore` write that comes from the account, a backup or the command line
 // passes through here: a value must read back as exactly itself, and a comment must stay a comment.
 
+import { mapStrings } from '../model/index.js';
+
 /**
  * A string value of the manifest, written so that reading it back (interpolation included) gives
  * `text`: every `${` becomes `$${`, the manifest's literal `${` (YAML quoting is the writer's).
@@ -12,12 +14,7 @@ export function manifestText(text: string): string {
 
 /** Every string of a value (an entry, a list), through `manifestText`. */
 export function manifestValue<T>(value: T): T {
-  if (typeof value === 'string') return manifestText(value) as T;
-  if (Array.isArray(value)) return value.map(manifestValue) as T;
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, manifestValue(item)])) as T;
-  }
-  return value;
+  return mapStrings(value, manifestText);
 }
 
 /** Line breaks of any kind, which an editor or a reader could take for the end of a comment. */

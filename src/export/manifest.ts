@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
-import { Document, isMap, isScalar, isSeq, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import {
+  hasControls,
   PRIVACY_NAMES,
   type RemoteWebsite,
   SERVICE_CREATE_DEFAULTS,
@@ -28,6 +29,18 @@ export interface ExportedManifest {
   text: string;
   /** Environment variables the manifest reads passwords from, by domain. */
   passwordVariables: Record<string, string>;
+}
+
+/**
+ * A value holding a control, bidirectional or zero-width character is written double-quoted, where the
+ * escape every written text shows it as (`\u202e`, Redactor.show) reads back as exactly that character.
+ */
+function quoteControls(doc: Document): void {
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && hasControls(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
 }
 
 function twinsNote(twins: ExportedAccount['twins']): string {
@@ -77,6 +90,7 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
   (doc.get('websites', true) as YAMLSeq).items.forEach((item, index) => {
     if (isMap(item)) annotate(item, entries[index]!, variables, unreturned);
   });
+  quoteControls(doc);
   return { text: doc.toString({ lineWidth: 0 }), passwordVariables: variables };
 }
 

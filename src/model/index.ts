@@ -8,9 +8,19 @@ export * from './guards.js';
 export { compareIds, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
 export { isLoopbackHost } from './loopback.js';
+export { mapStrings } from './map-strings.js';
 export { type ListedName, matchWebsites, type WebsiteMatches } from './matching.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
+export {
+  colored,
+  hasControls,
+  ownText,
+  shownJson,
+  shownText,
+  shownValue,
+  terminalText,
+} from './shown-text.js';
 export { shownUrl } from './shown-url.js';
 export { editDistance, suggest } from './suggest.js';
 export * from './types.js';

@@ -3,6 +3,7 @@
 // log lines, saved plans, exported manifests) passes through one Redactor that knows the API key and
 // every password of the manifest, in every spelling they can take on the way (redact-spellings.ts).
 import { base64Pattern, cutLength, secretPattern } from './redact-spellings.js';
+import { shownJson, terminalText } from './shown-text.js';
 
 /**
  * Shorter secrets are masked only where they stand as a word of their own (not inside a longer run of
@@ -204,6 +205,20 @@ export class Redactor {
       (result, secret) => result.replace(entities ? secret.entityPattern() : secret.pattern, REDACTED),
       text,
     );
+  }
+
+  /**
+   * Text for a person (a terminal, a log line, a file, a webhook): secrets masked, then every character
+   * a terminal would interpret shown escaped (shown-text.ts), the tool's own codes kept. The one way
+   * out for text: nothing is masked but not escaped, or escaped but not masked.
+   */
+  show(text: string): string {
+    return terminalText(this.redact(text));
+  }
+
+  /** JSON text, masked, with the characters `show` escapes as JSON escapes: the exact values. */
+  showJson(text: string): string {
+    return shownJson(this.redact(text));
   }
 
   #byAnchorMap(): Map<string, Secret[]> {

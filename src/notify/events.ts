@@ -13,7 +13,8 @@ export type NotifyKind =
   | 'delete_scheduled'
   | 'delete_due'
   | 'manifest_invalid'
-  | 'manifest_valid';
+  | 'manifest_valid'
+  | 'warnings';
 
 /** The kinds a run's events are made of (`eventsOfRun`); the manifest's validity is told apart. */
 export const RUN_KINDS: readonly NotifyKind[] = [
@@ -25,6 +26,7 @@ export const RUN_KINDS: readonly NotifyKind[] = [
   'traffic_unknown',
   'delete_scheduled',
   'delete_due',
+  'warnings',
 ];
 
 export interface NotifyEvent {
@@ -38,6 +40,8 @@ export interface NotifyEvent {
    * when deduplicating, never sent.
    */
   details?: string;
+  /** `warnings` events: every warning the plan carries (the manifest's among them), as a dry run prints them. */
+  warnings?: string[];
 }
 
 /** What an event is about: the notifier remembers the last event sent per topic. */
@@ -61,11 +65,12 @@ export interface RunFacts {
 
 /**
  * A run's events. A dry run did nothing a real run tells (no operation, no delete scheduled or due, no
- * refusal: those are its plan and exit status), so of a dry run only the observed drift is told.
+ * refusal: those are its plan and exit status), so of a dry run only the observed drift and the plan's
+ * warnings are told.
  */
 export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   const { plan } = facts;
-  if (facts.dryRun) return driftObserved(plan.observed);
+  if (facts.dryRun) return [...driftObserved(plan.observed), ...warningEvents(plan)];
   const events: NotifyEvent[] = [];
   if (facts.refused) {
     events.push({
@@ -85,7 +90,22 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   }
   if (facts.resync) events.push(...driftCorrected(facts.succeeded, plan));
   events.push(...driftObserved(plan.observed), ...deleteEvents(facts), ...trafficEvents(plan));
+  events.push(...warningEvents(plan));
   return events;
+}
+
+/**
+ * The plan's warnings (an ignore pattern that matches nothing, the manifest's own): what a dry run
+ * prints, told to an unattended run's webhook too. One event for all of them, so the notifier tells it
+ * once while the same warnings stand, again when they change, and again when they come back after a
+ * run without any.
+ */
+function warningEvents(plan: Plan): NotifyEvent[] {
+  const { warnings } = plan;
+  if (warnings.length === 0) return [];
+  const head = warnings.length === 1 ? '1 warning' : `${warnings.length} warnings`;
+  const text = `websites-sync: ${head} in the plan:\n${warnings.map((w) => `- ${w}`).join('\n')}`;
+  return [{ event: 'warnings', text, websites: [], warnings: [...warnings] }];
 }
 
 /**

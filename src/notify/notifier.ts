@@ -1,5 +1,6 @@
 // POSTs events to a webhook (`--notify-url`). Sending is bounded (a timeout, a few tries), never blocks
-// or fails a run, never carries a secret (every body passes the run's redactor), and the same event is
+// or fails a run, never carries a secret nor a character a receiver's screen would interpret (every body
+// passes the run's redactor, `showJson`; the one line for people, `text`, shows them escaped), and the same event is
 // not sent twice in a row: the last event delivered is remembered per topic (its kind), so a run that
 // has several things to tell sends each once while it stays the same, and again when it changes. Only
 // a delivered event (the receiver answered 2xx) is remembered: one the receiver did not take (it was
@@ -8,13 +9,14 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { request } from 'undici';
+import { shownText } from '../model/index.js';
 import { type NotifyEvent, RUN_KINDS, topicOf } from './events.js';
 
 export interface NotifierOptions {
   url: string;
   logger: Logger;
-  /** Masks every secret the run knows. */
-  redact: (text: string) => string;
+  /** A body's JSON text, every secret the run knows masked and controls escaped (Redactor.showJson). */
+  redact: (json: string) => string;
   timeoutMs?: number;
   attempts?: number;
   /** What an earlier run sent, per topic (`sent()` of its notifier): `--once` keeps it between runs. */
@@ -50,7 +52,9 @@ export class Notifier {
       if (this.#last.get(topic) === hash || this.#queued.get(topic) === hash) continue;
       this.#queued.set(topic, hash);
       const { details: _compared, ...shown } = event;
-      const body = this.#options.redact(JSON.stringify({ ...shown, at: new Date().toISOString() }));
+      // `text` is what a chat shows as the message: escaped visibly; `websites` keep the exact names.
+      const message = { ...shown, text: shownText(shown.text), at: new Date().toISOString() };
+      const body = this.#options.redact(JSON.stringify(message));
       this.#pending = this.#pending.then(async () => {
         const delivered = await this.#send(event.event, body);
         // Not remembered when the topic was forgotten or a newer event queued meanwhile.

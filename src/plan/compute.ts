@@ -11,7 +11,7 @@ import {
 } from '../model/index.js';
 import type { StateData } from '../state/index.js';
 import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
-import { observedDrift, planPrune, rememberProtection } from './lifecycle.js';
+import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
 import {
   ACTION_ORDER,
   type Change,
@@ -40,6 +40,8 @@ export interface PlanInput {
    * hold the declared values (recorded, not sent).
    */
   adopt?: boolean;
+  /** Where the state file was looked for, when there is none: a plan that deletes says so. */
+  noStateFile?: string;
 }
 
 /** Pure: (desired, current, state, now) → Plan. No I/O, no clock of its own, no randomness. */
@@ -85,6 +87,7 @@ export function computePlan(input: PlanInput): Plan {
     else plan.unmanaged.push(record.domain);
   }
   warnUnusedPatterns(desired.ignore, used, plan);
+  warnNoStateFile(plan, input.noStateFile);
   const byAction = (a: Change, b: Change) =>
     ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain);
   plan.changes.sort(byAction);

@@ -76,3 +76,18 @@ export function dueDeletes(plan: Plan): DeleteChange[] {
   const clocked = new Set(plan.remember.deleting.map((pending) => pending.id));
   return plan.changes.filter((c): c is DeleteChange => c.kind === 'delete' && clocked.has(c.id));
 }
+
+/** Said in the plan of a run that has no state file and would delete (or start a delete's clock). */
+export function noStateFileWarning(path: string): string {
+  return `no state file at ${path}: protections recorded by earlier runs are unknown (if they are kept in another file, point --state-file at it)`;
+}
+
+/**
+ * A run without its state file knows no protection recorded by earlier runs (websites no longer listed
+ * with protect: true): a delete it plans may be of one of them, so the plan says so.
+ */
+export function warnNoStateFile(plan: Plan, path: string | undefined): void {
+  if (path === undefined) return;
+  if (plan.pendingDeletes.length === 0 && !plan.changes.some((change) => change.kind === 'delete')) return;
+  plan.warnings.unshift(noStateFileWarning(path));
+}

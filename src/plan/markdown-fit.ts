@@ -3,6 +3,8 @@
 // failed operations — draws on one budget: when the whole does not fit, every list is cut to the same
 // number of items, the largest that fits, and a note counts exactly what each lost.
 
+import { shownText } from '../model/index.js';
+
 /** A list of the document whose items may be cut to fit. */
 export interface CutList {
   /** What the items are, in the note ("changes in the tables"); lists with the same noun add up. */
@@ -49,7 +51,9 @@ function layout(blocks: Block[], cap: number, note: (cuts: Cut[]) => string): st
   });
   const cut = [...cuts.values()].filter((tally) => tally.cut > 0);
   if (cut.length > 0) parts.push(note(cut));
-  return `${parts.join('\n\n')}\n`;
+  // The one place a Markdown document is joined: a name holding ESC or a bidirectional override is
+  // shown escaped in the comment and the file alike, and the budget counts the escapes.
+  return `${shownText(parts.join('\n\n'))}\n`;
 }
 
 /** A bullet list under a heading, saying how many items were left out. */

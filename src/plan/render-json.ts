@@ -3,6 +3,7 @@ import { type JsonGuards, type JsonTraffic, jsonChangeGuards, jsonGuards } from 
 import { KEPT_PROTECTED } from './render-lifecycle.js';
 import {
   type Change,
+  domainsWithControls,
   type FieldChange,
   isResendOnly,
   PASSWORD_SET,
@@ -67,7 +68,8 @@ export interface JsonPlan extends JsonGuards {
   tool?: { name: 'websites-sync'; version: string };
   base_url?: string;
   manifest?: string;
-  summary: PlanSummary;
+  /** `domains_with_controls`: names shown escaped in the text and Markdown plans (present when any). */
+  summary: PlanSummary & { domains_with_controls?: number };
   changes: JsonChange[];
   warnings: string[];
   ignored: string[];
@@ -82,6 +84,12 @@ export interface JsonPlan extends JsonGuards {
   adopted?: Array<{ id: WebsiteId; domain: string; fields: string[] }>;
 }
 
+/** The summary, with how many names hold control characters when any do (`domainsWithControls`). */
+function jsonSummary(plan: Plan): JsonPlan['summary'] {
+  const controls = domainsWithControls(plan).length;
+  return { ...summarise(plan), ...(controls > 0 ? { domains_with_controls: controls } : {}) };
+}
+
 export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
   return {
     format_version: FORMAT_VERSION,
@@ -92,7 +100,7 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
           manifest: origin.manifest,
         }
       : {}),
-    summary: summarise(plan),
+    summary: jsonSummary(plan),
     changes: plan.changes.map((change) => toJsonChange(change, plan.trafficWindowDays)),
     warnings: plan.warnings,
     ignored: plan.ignored,

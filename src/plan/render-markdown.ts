@@ -40,6 +40,11 @@ export interface MarkdownOptions {
   maxLength?: number;
   /** Blocks after the plan (an apply's result): they share the budget, their lists are cut alike. */
   after?: Block[];
+  /**
+   * Where the whole plan can be read when this one is cut (Markdown, e.g. a link to a job summary);
+   * by default the commands that print it.
+   */
+  wholePlanAt?: string;
 }
 
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
@@ -51,7 +56,7 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
     if (changes.length > 0) blocks.push(tableBlock(kind, changes, plan));
   }
   blocks.push(...heldBack(plan), ...notes(plan), ...(options.after ?? []));
-  return fitBlocks(blocks, options.maxLength ?? MARKDOWN_BUDGET, cutNote);
+  return fitBlocks(blocks, options.maxLength ?? MARKDOWN_BUDGET, (cuts) => cutNote(cuts, options));
 }
 
 /** A table, folded when long, and what was left out of it. */
@@ -69,13 +74,23 @@ function tableBlock(kind: Change['kind'], changes: Change[], plan: Plan): CutLis
   };
 }
 
-function cutNote(cuts: Cut[]): string {
+function cutNote(cuts: Cut[], { maxLength, wholePlanAt }: MarkdownOptions): string {
   const counts = cuts.map(({ noun, cut, total }) => `${cut} of ${total} ${noun}`).join('; ');
   return [
     '> [!NOTE]',
-    `> Not listed here, to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${counts}. The summary above counts every change.`,
-    '> The full plan: `websites-sync --once --dry-run` (text) or `--output json`, or the saved plan (`--out`); an apply logs every operation on stderr.',
+    `> Not listed here, to fit ${limitText(maxLength)}: ${counts}. The summary above counts every change.`,
+    wholePlanAt
+      ? `> The full plan: ${wholePlanAt}.`
+      : '> The full plan: `websites-sync --once --dry-run` (text) or `--output json`, or the saved plan (`--out`); an apply logs every operation on stderr.',
   ].join('\n');
+}
+
+/** The limit the document was cut to: a comment's, or another the caller set (a job summary's). */
+function limitText(maxLength: number | undefined): string {
+  if (maxLength !== undefined && maxLength > COMMENT_LIMIT) {
+    return `${maxLength.toLocaleString('en-US')} characters`;
+  }
+  return `GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit`;
 }
 
 function heldBack(plan: Plan): Block[] {

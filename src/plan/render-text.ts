@@ -1,3 +1,4 @@
+import { colored } from '../model/index.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
   adoptedNote,
@@ -6,7 +7,15 @@ import {
   OBSERVED_NOTE,
   pendingText,
 } from './render-lifecycle.js';
-import { type Change, type FieldChange, type Plan, RISK_LABELS, type Shown, summarise } from './types.js';
+import {
+  type Change,
+  controlsNote,
+  type FieldChange,
+  type Plan,
+  RISK_LABELS,
+  type Shown,
+  summarise,
+} from './types.js';
 
 // Terraform-like: `+` create, `~` update (field: old → new), `-` delete, then a summary line.
 
@@ -25,7 +34,7 @@ export const LEGEND = 'websites-sync will make these changes (+ create, ~ update
 export const RESEND_NOTE = 'will be sent: not readable from the service';
 
 export function renderText(plan: Plan, options: TextOptions): string {
-  const paint = (code: number, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const paint = (code: number, text: string) => (options.color ? colored(code, text) : text);
   const lines: string[] = [];
   for (const change of plan.changes)
     lines.push(...renderChange(change, paint, changeGuardNote(plan, change)));
@@ -51,7 +60,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
 
 export function summaryLine(plan: Plan): string {
   const s = summarise(plan);
-  const held = heldBackSummary(plan);
+  const held = heldBackSummary(plan) + controlsNote(plan);
   if (plan.changes.length === 0) return `No changes. ${s.unchanged} website(s) match the manifest.${held}`;
   const resend =
     s.resend > 0 ? ` (${s.resend} only to resend write-only fields the service does not return)` : '';

@@ -1,4 +1,11 @@
-import type { PlanLimit, TrafficReading, WebsiteId, WebsiteWrite, WritableField } from '../model/index.js';
+import {
+  hasControls,
+  type PlanLimit,
+  type TrafficReading,
+  type WebsiteId,
+  type WebsiteWrite,
+  type WritableField,
+} from '../model/index.js';
 import type { LifecycleUpdate } from '../state/index.js';
 
 // The plan is plain, ordered data: dry-run renders it, apply executes the very same object.
@@ -191,6 +198,32 @@ export function summarise(plan: Plan): PlanSummary {
     if (isResendOnly(change)) summary.resend++;
   }
   return summary;
+}
+
+/**
+ * The names in a plan that hold a control, bidirectional or zero-width character (a record the service
+ * stored so): every output shows them escaped, and says so, so that a reader knows the odd `\x1b` in a
+ * name is in the name.
+ */
+export function domainsWithControls(plan: Plan): string[] {
+  const names = new Set<string>();
+  const add = (domain: string) => {
+    if (hasControls(domain)) names.add(domain);
+  };
+  for (const change of [...plan.changes, ...plan.observed]) add(change.domain);
+  for (const pending of plan.pendingDeletes) add(pending.domain);
+  for (const website of plan.adopted) add(website.domain);
+  for (const domain of [...plan.protected, ...plan.ignored, ...plan.unmanaged]) add(domain);
+  return [...names];
+}
+
+/** The summary's note on `domainsWithControls` ('' when there is none). */
+export function controlsNote(plan: Plan): string {
+  const count = domainsWithControls(plan).length;
+  if (count === 0) return '';
+  return count === 1
+    ? ' 1 domain contains control characters, shown escaped.'
+    : ` ${count} domains contain control characters, shown escaped.`;
 }
 
 /** An update whose every field is only (re)sent because its current value is unknown: not drift. */

@@ -1,5 +1,6 @@
 // The reconcile stage's door: one pass of the pipeline, used by the one-shot CLI and the daemon, and
 // the one classification of how a run ended.
+export { EXIT_STATUSES, type ExitCode, type ExitStatus } from './exit-status.js';
 export {
   classifyRun,
   factsOfRun,

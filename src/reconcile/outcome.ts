@@ -4,6 +4,7 @@
 import type { RunFacts } from '../notify/index.js';
 import { refusalText } from '../plan/index.js';
 import type { AuthError } from '../service/index.js';
+import type { ExitCode } from './exit-status.js';
 import type { ReconcileResult } from './reconcile.js';
 
 export type RunOutcome =
@@ -68,8 +69,8 @@ export interface OutcomeSummary {
   result: RunResultLabel;
   /** Why the run did not succeed, in a few words; undefined on success. */
   reason?: string;
-  /** The one-shot CLI's exit status (PRODUCT: 0 ok, 1 error, 2 changes pending, 3 refused). */
-  exitCode: 0 | 1 | 2 | 3;
+  /** The one-shot CLI's exit status (EXIT_STATUSES: 0 ok, 1 error, 2 changes pending, 3 refused). */
+  exitCode: Extract<ExitCode, 0 | 1 | 2 | 3>;
 }
 
 export function summariseOutcome(

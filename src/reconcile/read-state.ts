@@ -29,7 +29,7 @@ export interface ReadStateOptions {
 
 export async function readState(
   given: ReadStateOptions,
-): Promise<{ state: StateData; doubt: DoubtfulProtections }> {
+): Promise<{ state: StateData; doubt: DoubtfulProtections; missing: boolean }> {
   // Named where it really is: the advice to move a kept copy back must not replace a symlink.
   const options = { ...given, statePath: await whereItLands(given.statePath) };
   const { statePath, logger } = options;
@@ -49,7 +49,8 @@ export async function readState(
   const earlier = (await keptCopies(statePath)).filter((copy) => copy.path !== keptAs);
   const files: Array<{ path: string; held?: HeldLifecycle }> = [...earlier];
   if (loaded.unusable) files.push({ path: keptAs ?? statePath, ...heldOf(loaded) });
-  return { state: loaded.state, doubt: doubtOf(files, loaded.state, options, earlier) };
+  const doubt = doubtOf(files, loaded.state, options, earlier);
+  return { state: loaded.state, doubt, missing: loaded.missing === true };
 }
 
 function heldOf(loaded: LoadedState): { held?: HeldLifecycle } {

@@ -7,12 +7,20 @@ import {
   checkDoubtfulDeletes,
   computePlan,
   type DeleteChange,
+  noStateFileWarning,
   type Plan,
   summarise,
 } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, signatureMismatch, targetMismatch } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
-import { lockState, recordApplied, recordLifecycle, type StateData, saveState } from '../state/index.js';
+import {
+  lockState,
+  recordApplied,
+  recordLifecycle,
+  type StateData,
+  type StateLock,
+  saveState,
+} from '../state/index.js';
 import { type GuardOptions, guardPlan, readDeleteTraffic, readPlanLimit, trafficSettings } from './guards.js';
 import { readState } from './read-state.js';
 import { savedPlanFor } from './saved.js';
@@ -57,7 +65,12 @@ export interface ReconcileOptions extends GuardOptions {
    * changed (`prune` is then the saved plan's; its `force` adds to this one's).
    */
   saved?: { file: SavedPlanFile; version: string; text: string };
+  /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
+  runBy?: string;
 }
+
+/** A run's options and what its state file says (where it was looked for, when there is none). */
+type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
 
 /** The part of the run's settings a reconcile takes as it is (the CLI hands it over whole). */
 export type RunSettings = Pick<
@@ -72,6 +85,7 @@ export type RunSettings = Pick<
   | 'adopt'
   | 'trafficWindowDays'
   | 'trafficGuard'
+  | 'runBy'
 >;
 
 export interface ReconcileResult {
@@ -96,11 +110,26 @@ export interface ReconcileResult {
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileResult> {
   if (options.dryRun) return reconcileOnce(options);
   await checkBackupPath(options.statePath, options.backupPath);
-  const lock = await lockState(options.statePath);
+  const lock = await lockOf(options);
   try {
     return await reconcileOnce(options);
   } finally {
     await lock.release();
+  }
+}
+
+/** The state's lock; waiting for another run's ends at once on a stop. */
+async function lockOf(options: ReconcileOptions): Promise<StateLock> {
+  const { logger, signal } = options;
+  try {
+    return await lockState(options.statePath, {
+      command: options.runBy ?? 'websites-sync',
+      ...(signal ? { signal } : {}),
+      warn: (message) => logger.warn({ stage: 'state', path: options.statePath }, message),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new Interrupted();
+    throw error;
   }
 }
 
@@ -147,13 +176,14 @@ async function reconcileOnce(options: ReconcileOptions): Promise<ReconcileResult
 async function planRun(options: ReconcileOptions) {
   const { logger, saved } = options;
   // The state file is read, and the account's plan limit asked, while the first page is on its way.
-  const [{ state, doubt }, listed, planLimit] = await Promise.all([
+  const [{ state, doubt, missing }, listed, planLimit] = await Promise.all([
     readState(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
     untilAborted(readPlanLimit(options), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const { fresh, current } = await planConfirmed(options, listed, state);
+  const noStateFile = missing ? options.statePath : undefined;
+  const { fresh, current } = await planConfirmed({ ...options, noStateFile }, listed, state);
   const force = options.force || (saved?.file.saved_plan.force ?? false);
   // A plan the mass-delete guard refuses as a whole is not worth a traffic read per delete.
   const refused = force
@@ -170,6 +200,9 @@ async function planRun(options: ReconcileOptions) {
     ? savedPlanFor(saved.file, { ...options, fresh: guarded, current, state, traffic, settings })
     : { plan: refused ? fresh : guarded, stale: [] };
   plan.warnings.push(...options.warnings);
+  if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
+    logger.warn({ stage: 'state', path: noStateFile }, noStateFileWarning(noStateFile));
+  }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   return { plan, current, planLimit, stale, refused, state };
 }
@@ -182,7 +215,7 @@ async function planRun(options: ReconcileOptions) {
  * do it, by a lookup per create and a show per delete. A plan of updates only, a converged account, a
  * saved plan and a read of single websites (`read`) cost nothing more.
  */
-async function planConfirmed(options: ReconcileOptions, listed: RemoteWebsite[], state: StateData) {
+async function planConfirmed(options: PlanningOptions, listed: RemoteWebsite[], state: StateData) {
   const first = { fresh: freshPlan(options, listed, state), current: listed };
   const confirm = options.service.confirmListing;
   if (!confirm || options.saved || options.read || first.fresh.changes.every((c) => c.kind === 'update')) {
@@ -220,7 +253,11 @@ export class Interrupted extends Error {
  */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new Interrupted());
+  if (signal.aborted) {
+    // Abandoned: its failure (a request the stop held back) is no news.
+    work.catch(() => {});
+    return Promise.reject(new Interrupted());
+  }
   return new Promise((resolve, reject) => {
     const stop = () => reject(new Interrupted());
     signal.addEventListener('abort', stop, { once: true });
@@ -239,7 +276,7 @@ function backupBeforeDelete(options: ReconcileOptions, current: readonly RemoteW
 }
 
 /** The plan computed afresh (with the saved plan's prune when one is applied), before the guards. */
-function freshPlan(options: ReconcileOptions, current: RemoteWebsite[], state: StateData): Plan {
+function freshPlan(options: PlanningOptions, current: RemoteWebsite[], state: StateData): Plan {
   const { desired, saved } = options;
   return computePlan({
     desired,
@@ -249,5 +286,6 @@ function freshPlan(options: ReconcileOptions, current: RemoteWebsite[], state: S
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
+    ...(options.noStateFile === undefined ? {} : { noStateFile: options.noStateFile }),
   });
 }

@@ -28,7 +28,7 @@ export async function readSavedPlan(path: string): Promise<ReadSavedPlan | { err
 export async function writeSavedPlan(
   path: string,
   file: SavedPlanFile,
-  options: { redact: (text: string) => string; secret: string },
+  options: { redact: (json: string) => string; secret: string },
 ): Promise<void> {
   const handle = await openPrivateFile(path, 'w');
   try {

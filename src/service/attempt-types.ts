@@ -34,7 +34,10 @@ export interface AttemptHooks {
   onRetry?: (info: RetryInfo) => void;
   /** The answers show a rate-limit window other than the one configured (`--rate-window`). */
   onRateWindow?: (info: RateWindowInfo) => void;
-  /** Awaited before each attempt is sent (pacing). */
-  beforeAttempt?: () => Promise<void> | undefined;
+  /**
+   * Awaited before each attempt is sent (pacing). A wait gives up its place when `signal` aborts (the
+   * run is stopping): it then rejects with the signal's reason.
+   */
+  beforeAttempt?: (signal?: AbortSignal) => Promise<void> | undefined;
   afterAttempt?: (info: AttemptInfo) => void;
 }

@@ -14,10 +14,10 @@ type Headers = AttemptInfo['headers'];
 /** Runs `first`'s hooks, then `second`'s: pacing decides before anything else is awaited. */
 export function composeHooks(first: AttemptHooks, second: AttemptHooks): AttemptHooks {
   return {
-    beforeAttempt: () => {
-      const wait = first.beforeAttempt?.();
-      if (!wait) return second.beforeAttempt?.();
-      return wait.then(() => second.beforeAttempt?.());
+    beforeAttempt: (signal) => {
+      const wait = first.beforeAttempt?.(signal);
+      if (!wait) return second.beforeAttempt?.(signal);
+      return wait.then(() => second.beforeAttempt?.(signal));
     },
     afterAttempt: (info) => {
       first.afterAttempt?.(info);
@@ -28,6 +28,11 @@ export function composeHooks(first: AttemptHooks, second: AttemptHooks): Attempt
       second.onRetry?.(info);
     },
   };
+}
+
+/** The attempts sent and not answered yet (what a stop waits for), counted by the interceptor. */
+export interface Wire {
+  inFlight: number;
 }
 
 /** Raised when an attempt's whole body did not arrive within the deadline. */
@@ -42,9 +47,10 @@ export class BodyDeadlineError extends Error {
 export function attemptInterceptor(
   hooks: AttemptHooks,
   bodyDeadlineMs: number,
+  wire: Wire = { inFlight: 0 },
 ): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const attempt = new BufferedAttempt(opts, handler, hooks, bodyDeadlineMs);
+    const attempt = new BufferedAttempt(opts, handler, { hooks, deadlineMs: bodyDeadlineMs, wire });
     let wait: Promise<void> | undefined;
     try {
       wait = hooks.beforeAttempt?.();
@@ -74,21 +80,25 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   readonly #deadlineMs: number;
   #deadline: NodeJS.Timeout | undefined;
   #expired = false;
+  readonly #wire: Wire;
+  #onWire = false;
 
   constructor(
     opts: Dispatcher.DispatchOptions,
     handler: Dispatcher.DispatchHandler,
-    hooks: AttemptHooks,
-    deadlineMs: number,
+    context: { hooks: AttemptHooks; deadlineMs: number; wire: Wire },
   ) {
-    this.#deadlineMs = deadlineMs;
+    this.#deadlineMs = context.deadlineMs;
+    this.#wire = context.wire;
     this.#opts = opts;
     this.#handler = handler;
-    this.#hooks = hooks;
+    this.#hooks = context.hooks;
     this.#info = { method: opts.method, path: opts.path.split('?')[0] ?? opts.path };
   }
 
   send(dispatch: Dispatcher['dispatch']): boolean {
+    this.#onWire = true;
+    this.#wire.inFlight++;
     try {
       return dispatch(this.#opts, this);
     } catch (error) {
@@ -167,6 +177,7 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   #report(info: AttemptInfo): void {
     if (this.#reported) return;
     this.#reported = true;
+    if (this.#onWire) this.#wire.inFlight--;
     this.#hooks.afterAttempt?.(info);
   }
 }

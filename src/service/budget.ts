@@ -1,5 +1,6 @@
 import type { AttemptHooks, AttemptInfo } from './attempt-types.js';
 import type { PacerClock } from './pacing.js';
+import { waitInQueue } from './stop.js';
 
 // A share of the key's rate limit (`--rate-budget`). The service allows a number of requests per window
 // to each key, and every client of the key (dashboards, scripts) draws on the same count. A resync that
@@ -43,7 +44,7 @@ export class RateBudget {
   }
 
   readonly hooks: AttemptHooks = {
-    beforeAttempt: () => this.#acquire(),
+    beforeAttempt: (signal) => this.#acquire(signal),
     afterAttempt: (info) => this.#observe(info),
   };
 
@@ -67,15 +68,15 @@ export class RateBudget {
     return this.#limit ? this.#sent.filter((at) => at > since).length / this.#limit : 0;
   }
 
-  #acquire(): Promise<void> | undefined {
+  /** A wait gives up its place when `signal` aborts (the run is stopping). */
+  #acquire(signal?: AbortSignal): Promise<void> | undefined {
     if (this.#waiting.length === 0 && this.#mayStart(this.#clock.now())) {
       this.#record(this.#clock.now());
       return undefined;
     }
-    return new Promise((resolve) => {
-      this.#waiting.push(resolve);
-      this.#drain();
-    });
+    const wait = waitInQueue(this.#waiting, signal, () => this.#drain());
+    this.#drain();
+    return wait;
   }
 
   /**

@@ -53,6 +53,13 @@ export interface WebsiteService {
   readPlanLimit?(): Promise<PlanLimit>;
   /** A website's visitors over the window (`GET /api/v1/stats/{id}`, one request); unknown when unreadable. */
   readTraffic?(id: WebsiteId, window: TrafficWindow): Promise<TrafficReading>;
+  /**
+   * Sends nothing more (the run is stopping): requests in flight finish; every other one, a retry
+   * waiting for its pause or an attempt waiting for its turn, fails at once as NotSentError.
+   */
+  stop?(): void;
+  /** Requests sent and not answered yet: what a stop still waits for. */
+  readonly inFlight?: number;
 }
 
 export interface HttpWebsiteServiceOptions {
@@ -76,6 +83,14 @@ export class HttpWebsiteService implements WebsiteService {
 
   get limit(): LimitFunction {
     return this.#options.limit;
+  }
+
+  stop(): void {
+    this.#http.stop();
+  }
+
+  get inFlight(): number {
+    return this.#http.inFlight;
   }
 
   async listWebsites(): Promise<RemoteWebsite[]> {

@@ -1,9 +1,9 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
 import { isLoopbackHost, shownUrl } from '../model/index.js';
 import type { AttemptHooks } from './attempt-types.js';
-import { attemptInterceptor, composeHooks } from './attempts.js';
+import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
 import type { RateBudget } from './budget.js';
-import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
+import { AuthError, excerptOf, fieldErrorsOf, type Redact, ServiceError } from './errors.js';
 import { KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
 import {
@@ -68,6 +68,7 @@ export class HttpTransport {
   readonly redact: Redact;
   readonly #gate = new StopGate();
   readonly #key = new KeyWatch(() => this.stop());
+  readonly #wire: Wire = { inFlight: 0 };
 
   constructor(options: HttpOptions) {
     this.#origin = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -86,7 +87,8 @@ export class HttpTransport {
     // The budget spaces attempts before the pacer counts them in flight.
     const paced = options.budget ? composeHooks(options.budget.hooks, observed) : observed;
     // Once the run is stopping, an attempt still waiting for its turn is not sent.
-    const hooks = { ...paced, beforeAttempt: () => this.#gate.around(paced.beforeAttempt?.()) };
+    const stopping = this.#gate.signal;
+    const hooks = { ...paced, beforeAttempt: () => this.#gate.around(paced.beforeAttempt?.(stopping)) };
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
@@ -101,9 +103,9 @@ export class HttpTransport {
       ? new Agent(agentOptions)
       : new EnvHttpProxyAgent(agentOptions);
     this.#dispatcher = this.#agent.compose(
-      attemptInterceptor(hooks, options.timeoutMs),
+      attemptInterceptor(hooks, options.timeoutMs, this.#wire),
       interceptors.retry({
-        retry: createRetryPolicy(tuning, options.hooks?.onRetry),
+        retry: createRetryPolicy(tuning, options.hooks?.onRetry, stopping),
         maxRetries: tuning.maxRetries,
         methods: RETRY_METHODS,
         statusCodes: RETRY_STATUS_CODES,
@@ -158,6 +160,11 @@ export class HttpTransport {
   /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */
   stop(): void {
     this.#gate.stop();
+  }
+
+  /** Attempts sent and not answered yet: what a stop really waits for (not those waiting their turn). */
+  get inFlight(): number {
+    return this.#wire.inFlight;
   }
 
   async close(): Promise<void> {
@@ -270,17 +277,6 @@ function messageOf(body: unknown): string | undefined {
     return body.message;
   }
   return undefined;
-}
-
-function fieldErrorsOf(body: unknown): Record<string, string[]> {
-  if (!body || typeof body !== 'object' || !('errors' in body)) return {};
-  const errors = body.errors;
-  if (!errors || typeof errors !== 'object') return {};
-  const out: Record<string, string[]> = {};
-  for (const [field, messages] of Object.entries(errors)) {
-    out[field] = Array.isArray(messages) ? messages.map(String) : [String(messages)];
-  }
-  return out;
 }
 
 /** The largest answer read; anything longer is hostile or broken. */

@@ -1,5 +1,6 @@
 import type { AttemptHooks, AttemptInfo, RateWindowInfo } from './attempt-types.js';
 import { parseRetryAfter } from './retry-policy.js';
+import { waitInQueue } from './stop.js';
 
 // Client-side pacing from the service's rate-limit headers, so a large run slows down before the limit
 // instead of bouncing off it with 429s. The service (Laravel's throttle) counts requests in a fixed
@@ -86,7 +87,7 @@ export class Pacer {
   }
 
   readonly hooks: AttemptHooks = {
-    beforeAttempt: () => this.acquire(),
+    beforeAttempt: (signal) => this.acquire(signal),
     afterAttempt: (info) => this.release(info),
   };
 
@@ -94,16 +95,18 @@ export class Pacer {
     return this.#inFlight;
   }
 
-  /** Undefined when the attempt may go now (no extra tick), else a promise resolved when it may. */
-  acquire(): Promise<void> | undefined {
+  /**
+   * Undefined when the attempt may go now (no extra tick), else a promise resolved when it may, or
+   * rejected when `signal` aborts first (its place is given up, and a timer nobody needs is cancelled).
+   */
+  acquire(signal?: AbortSignal): Promise<void> | undefined {
     if (this.#waiters.length === 0 && this.#mayStart()) {
       this.#inFlight++;
       return undefined;
     }
-    return new Promise<void>((resolve) => {
-      this.#waiters.push(resolve);
-      this.#pump();
-    });
+    const wait = waitInQueue(this.#waiters, signal, () => this.#pump());
+    this.#pump();
+    return wait;
   }
 
   /** Every acquired attempt ends here exactly once, answered or failed. */

@@ -1,5 +1,6 @@
 import type { Dispatcher, RetryHandler } from 'undici';
 import type { RetryInfo } from './attempt-types.js';
+import { pauseUntil } from './stop.js';
 
 // undici's retry interceptor does the mechanics (re-dispatch, body replay, Retry-After parsing is ours);
 // this policy decides *whether* and *when*. We replace its default for two reasons: the default has no
@@ -97,9 +98,14 @@ interface RetryableError extends Error {
   headers?: Record<string, string | string[] | undefined>;
 }
 
+/**
+ * `stopping`: the run's stop. A retry's pause (up to `maxRetryAfterMs`, five minutes) ends at once when
+ * it aborts; the retry is then held back by the stop gate, so the request fails as not sent.
+ */
 export function createRetryPolicy(
   tuning: RetryTuning,
   onRetry?: (info: RetryInfo) => void,
+  stopping?: AbortSignal,
 ): RetryHandler.RetryCallback {
   return (err, { state, opts }, callback) => {
     const { statusCode, code, headers } = err as RetryableError;
@@ -122,7 +128,7 @@ export function createRetryPolicy(
       retry: state.counter,
       delayMs: delay,
     });
-    // The interceptor cancels this timer when the request is aborted.
-    return setTimeout(() => callback(null), delay);
+    // The interceptor cancels this timer when the request is aborted; a stop ends it at once.
+    return pauseUntil(() => callback(null), delay, stopping);
   };
 }

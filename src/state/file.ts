@@ -23,6 +23,8 @@ export interface LoadedState {
    * before the first save). `held` is what it holds, when it could be read at all.
    */
   unusable?: { reason: string; held?: HeldLifecycle; partial?: boolean };
+  /** There is no file at the path: a first run, or a run that looks in the wrong place. */
+  missing?: true;
 }
 
 /**
@@ -37,7 +39,9 @@ export async function loadState(path: string, baseUrl: string, secret: string): 
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { state: emptyState(baseUrl, secret), discarded: 'no state file yet' };
+    if (code === 'ENOENT') {
+      return { state: emptyState(baseUrl, secret), discarded: 'no state file yet', missing: true };
+    }
     return unusable(emptyState(baseUrl, secret), `it cannot be read (${code})`);
   }
   const parsed = parseState(text);

@@ -21,7 +21,8 @@ export {
   pendingSince,
   recordLifecycle,
 } from './lifecycle.js';
-export { type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
+export { LOCK_STALE_MS, type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
+export { describeHolder, type LockHolder } from './lock-holder.js';
 export {
   notRegular,
   notRegularMessage,

@@ -1,56 +1,96 @@
 // One run at a time per state file. Two runs that interleave can leave the service with the older
-// value while the state records the newer one as applied, and every later run then says "No changes"
-// forever. The lock is a file beside the state, created exclusively and holding the owner's pid; a
-// lock whose process is gone is taken over. Creating it also proves, before the first change is sent,
-// that the state's directory is writable.
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+// value while the state records the newer one as applied, or lose a protection one of them recorded.
+// The lock is a file beside the state, created exclusively, naming its holder (host, boot, PID
+// namespace, pid, command, since when) and rewritten every few seconds while held (lock-file.ts). A
+// waiting run takes it over only when that heartbeat is older than LOCK_STALE_MS, or when the holder
+// provably ran in this very host and PID namespace and its process is gone (lock-takeover.ts): a pid
+// read in another container's namespace names another process. Creating it also proves, before the
+// first change is sent, that the state's directory is writable.
+//
+// Why not a library: proper-lockfile's lock is an empty directory refreshed by its mtime, so it cannot
+// say who holds it (the holder must be named to the waiting user), its stale takeover removes a lock
+// another run may have just taken over, and it installs exit and signal handlers of its own. OS
+// advisory locks (flock, fcntl) do hold across containers of one kernel, but over NFS they depend on the
+// lock daemon, cannot name their holder, and need a native addon in Node.
+import { setTimeout as pause } from 'node:timers/promises';
 import { StateLockError } from './lock-error.js';
+import { createLock, type StateLock } from './lock-file.js';
+import { holderHere } from './lock-holder.js';
+import { abandonment, readLock, removeAbandoned } from './lock-takeover.js';
 import { refuseNotRegular, whereItLands } from './private-file.js';
 
-export { StateLockError };
+export { type StateLock, StateLockError };
 
-export interface StateLock {
-  release(): Promise<void>;
-}
+/** A lock whose heartbeat is older than this is abandoned, wherever its holder runs. */
+export const LOCK_STALE_MS = 30_000;
 
 export interface LockOptions {
-  /** How long to wait for another run to finish before giving up. */
+  /** How long to wait for another run to finish before giving up (default: the stale time and 5 s). */
   waitMs?: number;
   /** Between two looks at a held lock. */
   pollMs?: number;
+  /** The heartbeat's age past which a lock is abandoned (LOCK_STALE_MS; shorter only in tests). */
+  staleMs?: number;
+  /** What this process is, as others are told while it holds the lock: `websites-sync --once`. */
+  command?: string;
+  /** Stops the wait for another run's lock (the AbortSignal's reason is thrown). */
+  signal?: AbortSignal;
+  /** Told that the run waits, that it took an abandoned lock over, or that its heartbeat failed. */
+  warn?: (message: string) => void;
 }
-
-/**
- * The lock files this process holds now. A lock naming our own pid that is not one of them was left by
- * an earlier process that had the same pid: in a container the tool is PID 1 on every start, so a run
- * killed there (SIGKILL, out of memory) leaves a lock saying 1 that would otherwise block every later
- * start forever.
- */
-const heldHere = new Set<string>();
 
 export async function lockState(path: string, options: LockOptions = {}): Promise<StateLock> {
   await checkStatePath(path);
   // Beside the file the state is written to: a link and its target are one state, with one lock.
   const lockPath = `${await whereItLands(path)}.lock`;
-  // Read to learn its owner: a FIFO there would block that read forever.
+  // Read to learn its holder: a FIFO there would block that read forever.
   await refuseNotRegular(lockPath, (problem) => `the state's lock file ${lockPath} ${problem}; remove it`);
-  const deadline = Date.now() + (options.waitMs ?? 5_000);
+  const staleMs = options.staleMs ?? LOCK_STALE_MS;
+  const waitMs = options.waitMs ?? staleMs + 5_000;
+  const me = await holderHere(options.command ?? 'websites-sync');
+  const heartbeat = { heartbeatMs: Math.max(10, Math.floor(staleMs / 6)), ...warnOf(options) };
+  const deadline = Date.now() + waitMs;
+  let told = false;
+  let tookOver: string | undefined;
   for (;;) {
-    const held = await tryCreate(lockPath);
+    options.signal?.throwIfAborted();
+    const held = await createLock(lockPath, me, heartbeat);
+    // Said once the lock is ours: another run may have been quicker to make a new one.
+    if (held && tookOver) options.warn?.(tookOver);
     if (held) return held;
-    const owner = await ownerOf(lockPath);
-    if (owner === undefined ? await abandoned(lockPath) : !holds(owner, lockPath)) {
-      // Left by a process that died: take it over (the next attempt creates it afresh).
-      await unlink(lockPath).catch(() => {});
+    const found = await readLock(lockPath);
+    tookOver = undefined;
+    if (found === undefined) continue;
+    const why = abandonment(found, { lockPath, me, staleMs });
+    if (why !== undefined && (await removeAbandoned(lockPath, found))) {
+      tookOver = `took over the lock of the state file ${path} from ${found.who}: ${why}`;
       continue;
     }
+    const rule = `a lock is taken over once its heartbeat is older than ${seconds(staleMs)}`;
     if (Date.now() >= deadline) {
       throw new StateLockError(
-        `another run (pid ${owner}) holds ${path}; wait for it to finish (one run at a time per state file)`,
+        `the state file ${path} is locked by ${found.who}; gave up waiting after ${seconds(waitMs)} (one run at a time per state file; ${rule})`,
       );
     }
-    await new Promise((done) => setTimeout(done, options.pollMs ?? 100));
+    if (!told) {
+      options.warn?.(
+        `the state file ${path} is locked by ${found.who}; waiting up to ${seconds(waitMs)} for it to finish (${rule})`,
+      );
+      told = true;
+    }
+    // A stop ends the pause at once, and the loop's first line throws its reason.
+    await pause(options.pollMs ?? 100, undefined, options.signal ? { signal: options.signal } : {}).catch(
+      () => {},
+    );
   }
+}
+
+function warnOf(options: LockOptions): { warn?: (message: string) => void } {
+  return options.warn ? { warn: options.warn } : {};
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** A directory, a device, a FIFO or a socket there would be replaced by the atomic rename, or block. */
@@ -60,53 +100,4 @@ function checkStatePath(path: string): Promise<void> {
     (problem) =>
       `the state file ${path} ${problem}; point --state-file (WEBSITES_SYNC_STATE_FILE) at a regular file`,
   );
-}
-
-async function tryCreate(lockPath: string): Promise<StateLock | undefined> {
-  try {
-    const handle = await open(lockPath, 'wx', 0o600);
-    await handle.writeFile(`${process.pid}\n`);
-    await handle.close();
-    heldHere.add(lockPath);
-    return {
-      release: async () => {
-        heldHere.delete(lockPath);
-        await unlink(lockPath).catch(() => {});
-      },
-    };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return undefined;
-    throw new StateLockError(
-      `cannot write beside the state file (${lockPath}: ${code ?? (error as Error).message}); make its directory writable or choose another --state-file; nothing was changed`,
-    );
-  }
-}
-
-async function ownerOf(lockPath: string): Promise<number | undefined> {
-  const text = await readFile(lockPath, 'utf8').catch(() => '');
-  const pid = Number.parseInt(text, 10);
-  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** A lock without a pid is being written right now, unless it has stayed empty for a while. */
-async function abandoned(lockPath: string): Promise<boolean> {
-  const info = await stat(lockPath).catch(() => undefined);
-  return info === undefined || Date.now() - info.mtimeMs > 2_000;
-}
-
-/** Whether the process named by a lock still holds it. */
-function holds(pid: number, lockPath: string): boolean {
-  // Our own pid: held only if this process took it (and has not released it), not by an earlier holder.
-  return pid === process.pid ? heldHere.has(lockPath) : isAlive(pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -76,6 +76,20 @@ describe('the architecture rules (npm run lint)', () => {
       },
     ],
     [
+      'front-doors-on-top',
+      {
+        'src/cli/index.ts': "export { main } from './main.js';\n",
+        'src/daemon/index.ts': "import { main } from '../cli/index.js';\nexport const d = main;\n",
+      },
+    ],
+    [
+      'cli-stands-apart-from-action',
+      {
+        'src/action/index.ts': 'export const action = 1;\n',
+        'src/cli/run.ts': "import { action } from '../action/index.js';\nexport const r = action;\n",
+      },
+    ],
+    [
       'kernel-stands-alone',
       { 'src/model/index.ts': "import { http } from '../service/index.js';\nexport const kernel = http;\n" },
     ],

@@ -5,7 +5,7 @@ import { helpFor } from '../../src/cli/help.js';
 import { OPTION_TABLE, type OptionSpec } from '../../src/cli/options.js';
 
 // Issue 12 §5 / 15 §4: every option is described once (options.ts); parsing, the environment,
-// defaults, which commands accept it and --help all come from that table, and the README agrees.
+// defaults, which commands accept it and --help all come from that table, and the docs agree.
 const table = Object.entries(OPTION_TABLE) as Array<[string, OptionSpec]>;
 
 describe('the options table', () => {
@@ -39,12 +39,27 @@ describe('the options table', () => {
     const config = parseConfig(['--once'], {});
     expect(config).toMatchObject({
       manifest: OPTION_TABLE.manifest.default,
-      stateFile: OPTION_TABLE['state-file'].default,
+      stateFile: './.websites-sync-state.json',
       concurrency: Number(OPTION_TABLE.concurrency.default),
       intervalMs: 5 * 60_000,
       timeoutMs: 30_000,
       rateWindowMs: 60_000,
     });
+  });
+
+  // Issue 19 §8: a run started from another folder (`-f acct/websites.yaml`) finds the manifest's state.
+  it('puts the default state file beside the manifest, and says so in --help; a given one is as given', () => {
+    const stateOf = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+      parseConfig(['--once', ...argv], env).stateFile;
+    expect(stateOf(['-f', 'acct/websites.yaml'])).toBe('acct/.websites-sync-state.json');
+    expect(stateOf([], { WEBSITES_SYNC_MANIFEST: '/etc/ws/websites.yaml' })).toBe(
+      '/etc/ws/.websites-sync-state.json',
+    );
+    expect(stateOf(['-f', 'acct/websites.yaml', '--state-file', 's.json'])).toBe('s.json');
+    expect(stateOf(['-f', 'acct/websites.yaml'], { WEBSITES_SYNC_STATE_FILE: 's.json' })).toBe('s.json');
+    expect(helpFor(undefined).replace(/\s+/g, ' ')).toContain(
+      'a path given is relative to the current directory (WEBSITES_SYNC_STATE_FILE; default .websites-sync-state.json beside the manifest (-f); restore and export, which take no manifest: in the current directory)',
+    );
   });
 
   it('gives one frozen settings object, with the part each stage takes as it is', () => {
@@ -62,14 +77,16 @@ describe('the options table', () => {
     }).toThrow(TypeError);
   });
 
-  it("matches the README's options table: every option with its environment variable", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Options'), readme.indexOf('### Exit status'));
+  it("matches the docs' options table: every option with its environment variable", () => {
+    const section = readFileSync(new URL('../../docs/reference/options.md', import.meta.url), 'utf8');
     for (const [name, spec] of table) {
       if (['help', 'version', 'schema'].includes(name)) continue;
-      const row = section.split('\n').find((line) => line.startsWith('|') && line.includes(`--${name}`));
-      expect(row, `README row for --${name}`).toBeDefined();
-      if (spec.env) expect(row, `README row for --${name} names ${spec.env}`).toContain(spec.env);
+      const flag = new RegExp(`--${name}[ \`]`);
+      const row = section
+        .split('\n')
+        .find((line) => line.startsWith('|') && flag.test(line.split('|')[1] ?? ''));
+      expect(row, `docs row for --${name}`).toBeDefined();
+      if (spec.env) expect(row, `docs row for --${name} names ${spec.env}`).toContain(spec.env);
     }
   });
 });

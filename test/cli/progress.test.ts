@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LiveOutput, PROGRESS_MIN_TIME_LEFT_MS, Progress } from '../../src/cli/live.js';
 import { createLogger } from '../../src/cli/logger.js';
 import { StatusLine } from '../../src/cli/status-line.js';
-import { Redactor } from '../../src/model/index.js';
+import { Redactor, terminalText } from '../../src/model/index.js';
 import { computePlan } from '../../src/plan/index.js';
 import { emptyState } from '../../src/state/index.js';
 import { desiredSite, desiredState } from '../helpers/builders.js';
@@ -18,9 +18,10 @@ function planOf(count: number) {
   });
 }
 
+/** A stream that records what the process's stream would write (its text through `terminalText`). */
 function stream(isTTY: boolean) {
   const writes: string[] = [];
-  return { writes, isTTY, write: (text: string) => writes.push(text) };
+  return { writes, isTTY, write: (text: string) => writes.push(terminalText(text)) };
 }
 
 const ESC = String.fromCharCode(27);
@@ -92,7 +93,7 @@ describe('the progress line of a long apply', () => {
   it('is erased before a log line and any other message on the terminal, and drawn again after', () => {
     let now = 0;
     const term: string[] = [];
-    const tty = { isTTY: true, write: (text: string) => term.push(text) };
+    const tty = { isTTY: true, write: (text: string) => term.push(terminalText(text)) };
     const status = new StatusLine(tty);
     const io = status.guard(fakeIo(tty, tty));
     const logger = createLogger({

@@ -60,9 +60,9 @@ describe('daemon: /metrics', () => {
   });
 });
 
-/** The README's metrics table: each metric's name and the backticked words of its labels cell (names and values). */
+/** The docs' metrics table: each metric's name and the backticked words of its labels cell (names and values). */
 function documentedLabels(): Array<[string, string[]]> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/reference/metrics.md', import.meta.url), 'utf8');
   return readme
     .split('\n')
     .filter((line) => line.startsWith('| `websites_sync_'))
@@ -86,7 +86,7 @@ function labelValues(text: string, metric: string): Map<string, Set<string>> {
 }
 
 describe('daemon: /metrics of a freshly started daemon', () => {
-  it('has every label value the README lists, API statuses included, at 0 before any request', async () => {
+  it('has every label value the docs list, API statuses included, at 0 before any request', async () => {
     // An invalid manifest: the daemon starts and sends no request at all.
     const f = await startFixture({ manifest: 'version: 1\nwebsites: [\n' });
     fixture = f;
@@ -101,7 +101,7 @@ describe('daemon: /metrics of a freshly started daemon', () => {
     }
     const statuses = documented.find(([metric]) => metric === 'websites_sync_api_requests_total')?.[1] ?? [];
     expect(statuses).toEqual(expect.arrayContaining(['422', '429', '503', 'error']));
-    // The README says exactly which statuses appear at start: no more, no fewer.
+    // The docs say exactly which statuses appear at start: no more, no fewer.
     const scraped = labelValues(text, 'websites_sync_api_requests_total').get('status') ?? new Set();
     expect([...scraped].sort()).toEqual(statuses.filter((s) => s !== 'status').sort());
     for (const status of scraped)

@@ -84,3 +84,94 @@ describe('daemon: graceful shutdown of the built CLI', () => {
     expect(cli.lines.some((l) => l.msg.startsWith('grace period over'))).toBe(false);
   });
 });
+
+// Issue 19 §5: the shutdown waits only for the requests really in flight, and says how many there are:
+// a retry waiting for a Retry-After of an hour, the rate limit's window or the key's budget ends at once.
+describe('daemon: a stop is prompt, whatever the run waits for', () => {
+  async function setUp(onStore: (nth: number, sim: Simulator) => Promise<void> | void) {
+    const sim: Simulator = await startSimulator({});
+    cleanup.push(() => sim.close());
+    let stores = 0;
+    sim.onRequest = (req) => (req.method === 'POST' ? onStore(++stores, sim) : undefined);
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-sigterm-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const manifest = join(dir, 'websites.yaml');
+    const stateFile = join(dir, 'state.json');
+    await writeFile(manifest, manifestText(SITES.slice(0, 4)));
+    const cli = startCli(
+      ['--manifest', manifest, '--base-url', sim.url, '--state-file', stateFile, '--concurrency', '1'],
+      { PATH: process.env.PATH, WEBSITES_SYNC_API_KEY: sim.apiKey },
+    );
+    cleanup.push(() => kill(cli.child));
+    const state = async () =>
+      Object.keys((JSON.parse(await readFile(stateFile, 'utf8')) as { websites: object }).websites);
+    return { sim, cli, state };
+  }
+
+  const stopTimed = async (cli: ReturnType<typeof startCli>) => {
+    const sent = Date.now();
+    cli.child.kill('SIGTERM');
+    const exit = await cli.exited;
+    return { ...exit, ms: Date.now() - sent };
+  };
+
+  it('SIGTERM while a store waits out a Retry-After of an hour: exit 0 at once, nothing "abandoned"', async () => {
+    const { sim, cli, state } = await setUp((nth, s) => {
+      if (nth === 3) s.setFaults({ script: ['throttle'], throttleRetryAfterSeconds: 3600 });
+    });
+    await cli.lineMatching((l) => l.reason === 'HTTP 429' && l.retry === 1);
+    const exit = await stopTimed(cli);
+
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeLessThan(5_000);
+    expect(cli.lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({
+      inFlight: 0,
+      msg: 'shutting down: no new run or operation starts; no request in flight: the run in progress ends now',
+    });
+    expect(cli.lines.some((l) => /abandoned|grace period over/.test(l.msg))).toBe(false);
+    expect(cli.lines.at(-1)).toMatchObject({ msg: 'stopped' });
+    expect(sim.listWebsites()).toHaveLength(2);
+    expect(await state()).toHaveLength(2);
+  });
+
+  it('SIGTERM with no run in progress: exit 0 at once', async () => {
+    const { cli } = await setUp(() => {});
+    await cli.lineMatching((l) => l.msg === 'run success');
+    const exit = await stopTimed(cli);
+
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeLessThan(5_000);
+    expect(cli.lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({
+      msg: 'shutting down: no run in progress',
+    });
+    expect(cli.lines.some((l) => /abandoned|grace period over/.test(l.msg))).toBe(false);
+  });
+
+  it('SIGTERM while a store is really in flight: says so, waits for its answer, records it', async () => {
+    let answer: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let arrived: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const { sim, cli, state } = await setUp((nth) => {
+      if (nth !== 2) return;
+      arrived();
+      return held;
+    });
+    await inFlight;
+    cli.child.kill('SIGTERM');
+    const shutdown = await cli.lineMatching((l) => l.msg.startsWith('shutting down'));
+    expect(shutdown).toMatchObject({ inFlight: 1, runInProgress: true });
+    expect(shutdown.msg).toMatch(/waiting at most 25s for the 1 request in flight$/);
+    answer();
+    const exit = await cli.exited;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(sim.listWebsites()).toHaveLength(2);
+    expect(await state()).toHaveLength(2);
+    expect(cli.lines.at(-1)).toMatchObject({ msg: 'stopped' });
+  });
+});

@@ -1,16 +1,15 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, toolEnv } from '../helpers/cli.js';
+import { toolEnv } from '../helpers/cli.js';
+import { HAS_SCRIPT, runOnTerminal as runOnTerminalWith } from '../helpers/terminal.js';
 
 // Issue 12 §2, on a real terminal: the built CLI runs under `script`, which gives it a pseudo-terminal
 // for stdout and stderr, as a person at a terminal has. What the terminal shows is rebuilt from the
 // bytes (carriage returns and "erase line" included), so the test sees the screen the user sees.
 
-const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
 const PROGRESS = /\[\d+\/\d+\] \d+%/;
 
 let simulator: Simulator;
@@ -29,23 +28,8 @@ async function start(domains: string[], taken: string[] = []): Promise<void> {
   env = toolEnv(simulator, dir);
 }
 
-/** The CLI on a pseudo-terminal: everything it wrote, stdout and stderr as the terminal got them. */
-function runOnTerminal(args: string[]): Promise<{ code: number | null; raw: string }> {
-  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
-  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH, NO_COLOR: '1', TERM: 'xterm', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let raw = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    raw += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, raw }));
-  });
-}
+/** The CLI on a pseudo-terminal, with the simulator's environment. */
+const runOnTerminal = (args: string[]) => runOnTerminalWith(args, env);
 
 /** The lines a terminal shows for `raw`: `\r` returns to the line's start, `ESC[K` erases to its end. */
 function screen(raw: string): string[] {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonOutputSchema } from '../../src/cli/json-output-schema.js';
 import type { Simulator } from '../../src/simulator/index.js';
 
 /** The built binary: end-to-end tests run exactly what users run (`npm test` builds first). */
@@ -28,9 +29,11 @@ export function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   wrapper: string[] = [],
+  cwd?: string,
 ): StartedCli {
   const [command, ...rest] = [...wrapper, process.execPath, CLI, ...args] as [string, ...string[]];
   const child = spawn(command, rest, {
+    ...(cwd ? { cwd } : {}),
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,13 +52,43 @@ export function startCli(
   return { child, output: () => ({ stdout, stderr }), done };
 }
 
-/** Runs the CLI to its end. */
+/**
+ * Runs the CLI to its end (in `cwd`, or the test's own directory). A JSON plan it prints must be
+ * exactly what the docs describe.
+ */
 export async function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
+  cwd?: string,
 ): Promise<CliResult> {
-  const { code, stdout, stderr } = await startCli(args, env).done;
+  const { code, stdout, stderr } = await startCli(args, env, [], cwd).done;
+  if (printsJsonPlan(args) && stdout.startsWith('{')) checkDocumented(stdout);
   return { code, stdout, stderr };
+}
+
+/** A run (not export, which prints YAML) asked for `--output json`. */
+function printsJsonPlan(args: string[]): boolean {
+  const asked = args.some((arg, i) => arg === 'json' && ['-o', '--output'].includes(args[i - 1] ?? ''));
+  return (asked || args.includes('--output=json')) && !args.includes('export');
+}
+
+/**
+ * Every JSON plan the tests see parses, strictly, with the schema docs/reference/json-plan.md is
+ * generated from: a key added to the output without being described there fails the test that met it.
+ */
+function checkDocumented(stdout: string): void {
+  let document: unknown;
+  try {
+    document = JSON.parse(stdout);
+  } catch {
+    return; // Not a plan (an error message): the test itself says what it expected.
+  }
+  const checked = jsonOutputSchema.safeParse(document);
+  if (!checked.success) {
+    throw new Error(
+      `the JSON plan holds what docs/reference/json-plan.md does not describe: ${checked.error.message}`,
+    );
+  }
 }
 
 /** The environment that points the CLI at a simulator, with the manifest and state file in `dir`. */

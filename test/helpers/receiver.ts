@@ -12,19 +12,29 @@ export interface Receiver {
   received: Array<Record<string, unknown>>;
   /** The events of the posts answered otherwise, in order. */
   turnedAway: Array<Record<string, unknown>>;
+  /** Every body as it came, in order (the bytes a receiver's screen would show). */
+  bodies: string[];
+  /** The events of the kinds set aside (`startReceiver`'s `setAside`), in order. */
+  setAside: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/**
+ * `setAside`: event kinds kept apart from `received` and `turnedAway` (a test of other kinds whose runs
+ * also carry plan warnings, told as a `warnings` event).
+ */
+export async function startReceiver(options: { setAside?: string[] } = {}): Promise<Receiver> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => {
       body += chunk;
     });
     req.on('end', () => {
+      receiver.bodies.push(body);
       const event = JSON.parse(body) as Record<string, unknown>;
       const took = receiver.status >= 200 && receiver.status < 300;
-      (took ? receiver.received : receiver.turnedAway).push(event);
+      if (options.setAside?.includes(String(event.event))) receiver.setAside.push(event);
+      else (took ? receiver.received : receiver.turnedAway).push(event);
       res.statusCode = receiver.status;
       res.end(took ? 'ok' : 'no');
     });
@@ -35,6 +45,8 @@ export async function startReceiver(): Promise<Receiver> {
     status: 200,
     received: [],
     turnedAway: [],
+    bodies: [],
+    setAside: [],
     close: () => new Promise((done) => server.close(() => done())),
   };
   return receiver;

@@ -2,7 +2,7 @@
 // The editor schema as users get it (schema/websites.schema.json, what `websites-sync schema` prints),
 // checked by a real JSON Schema validator: every manifest the project shows passes, broken ones fail,
 // and on generated manifests the schema never rejects one that validate accepts.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -36,11 +36,23 @@ function validateAccepts(text: string): boolean {
   return !problems.some((problem) => problem.severity === 'error');
 }
 
-/** The manifests the project shows users: README, examples, the Kubernetes ConfigMap, an export. */
+/** The pages users read: the README and every page of docs/. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(new URL('../../docs/', import.meta.url), { recursive: true })
+    .map(String)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+/** The manifests the project shows users: README and docs, examples, the Kubernetes ConfigMap, an export. */
 function shownManifests(): Array<[string, string]> {
-  const readme = [...read('README.md').matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((match) => match[1] ?? '')
-    .filter((block) => /^version: 1$/m.test(block));
+  const readme = PAGES.flatMap((page) =>
+    [...read(page).matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((match) => match[1] ?? '')
+      .filter((block) => /^version: 1$/m.test(block))
+      .map((block): [string, string] => [page, block]),
+  );
   const configMap = parse(read('examples/kubernetes/configmap.yaml')).data['websites.yaml'] as string;
   const exported = exportManifest(
     [
@@ -51,7 +63,7 @@ function shownManifests(): Array<[string, string]> {
   ).text;
   return [
     ['examples/websites.yaml', read('examples/websites.yaml')],
-    ...readme.map((block, index): [string, string] => [`README.md manifest ${index + 1}`, block]),
+    ...readme.map(([page, block], index): [string, string] => [`${page} manifest ${index + 1}`, block]),
     ['examples/kubernetes/configmap.yaml', configMap],
     ['export', exported],
   ];
@@ -63,7 +75,7 @@ describe('the editor schema, checked by ajv', () => {
     expect(validateSchema(parse(text, { merge: true })), ajv.errorsText(validateSchema.errors)).toBe(true);
   });
 
-  it('finds the README manifests', () => {
+  it('finds the manifests of the README and docs', () => {
     expect(shownManifests().length).toBeGreaterThanOrEqual(5);
   });
 

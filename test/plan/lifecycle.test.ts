@@ -122,3 +122,31 @@ describe('held back in every format', () => {
     });
   });
 });
+
+// Issue 19 §8: a run without its state file knows no protection an earlier run recorded; the fact comes
+// in as data, and every format of the plan says it.
+describe('a plan made without a state file', () => {
+  const input = (prune: boolean, noStateFile?: string) => ({
+    desired: desiredState([desiredSite('keep.example.com')], { prune }),
+    current: [remoteSite(1, 'keep.example.com'), remoteSite(2, 'new.example.com')],
+    state: emptyState('https://stats.example.com'),
+    prune,
+    ...(noStateFile ? { noStateFile } : {}),
+  });
+  const warning =
+    'no state file at acct/.websites-sync-state.json: protections recorded by earlier runs are unknown';
+
+  it('says so in text, Markdown and JSON when it would delete', () => {
+    const made = computePlan(input(true, 'acct/.websites-sync-state.json'));
+    expect(changesOf(made, 'delete')).toHaveLength(1);
+    expect(made.warnings[0]).toContain(warning);
+    expect(renderText(made, { color: false })).toContain(warning);
+    expect(renderMarkdown(made)).toContain(warning);
+    expect(toJsonPlan(made).warnings[0]).toContain(warning);
+  });
+
+  it('says nothing when it deletes nothing, or when the state file is there', () => {
+    expect(computePlan(input(false, 'acct/.websites-sync-state.json')).warnings).toEqual([]);
+    expect(computePlan(input(true)).warnings).toEqual([]);
+  });
+});

@@ -201,6 +201,17 @@ describe('renderMarkdown for a large plan (issue 12 §3)', () => {
     expect(markdown).toContain(`limit: ${2_000 - rows.length} of 2000 changes in the tables.`);
     expect(markdown).toContain('`--output json`');
   });
+
+  it('names where the whole plan is, and the limit it was cut to, when the caller says', () => {
+    const comment = renderMarkdown(creates(2_000), {
+      wholePlanAt: '[the job summary](https://example.com/run)',
+    });
+    expect(comment).toContain('> The full plan: [the job summary](https://example.com/run).');
+    expect(comment).not.toContain('`--output json`');
+    const summary = renderMarkdown(creates(20_000), { maxLength: 100_000 });
+    expect(summary).toContain('to fit 100,000 characters:');
+    expect(summary).not.toContain('comment limit');
+  });
 });
 
 // Issue 12 §3: the bound holds for the whole document; every list draws on one budget.

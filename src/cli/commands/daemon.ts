@@ -25,7 +25,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const notifier =
     config.notifyUrl === undefined
       ? undefined
-      : new Notifier({ url: config.notifyUrl, logger, redact: (text) => io.redactor.redact(text) });
+      : new Notifier({ url: config.notifyUrl, logger, redact: (json) => io.redactor.showJson(json) });
   let code: number = EXIT.error;
   try {
     const handle = await launchDaemon({
@@ -43,8 +43,12 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       metrics,
       rateBudget: { budget: client.budget, periodic },
       listen,
+      // Caught since the process started; one that came before the daemon was ready is acted on now.
+      ...(io.signals ? { signals: io.signals } : {}),
     }).catch(explainListenFailure(config.listen, config.sources.listen));
     code = await handle.done;
+    // Shut down: a signal during the last deliveries ends the process at once, as Node's default would.
+    await io.signals?.release();
     await notifier?.flush();
   } finally {
     if (code === EXIT.ok) await client.close();

@@ -30,7 +30,7 @@ export async function runExport(config: Config, io: Io): Promise<number> {
   if (config.outputFile === undefined) {
     io.stdout.write(exported.text);
   } else {
-    await writeManifest(config.outputFile, io.redactor.redact(exported.text), config.force);
+    await writeManifest(config.outputFile, io.redactor.show(exported.text), config.force);
     io.stderr.write(`Wrote ${config.outputFile}.\n`);
     if (schemaFile !== undefined) {
       await writeSchema(schemaFile);

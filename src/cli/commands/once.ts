@@ -1,9 +1,7 @@
 import type { Logger } from 'pino';
 import type { DesiredState } from '../../model/index.js';
-import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../../notify/index.js';
 import {
   classifyRun,
-  factsOfRun,
   Interrupted,
   type ReconcileOptions,
   type ReconcileResult,
@@ -26,6 +24,7 @@ import { type Io, useColor } from '../io.js';
 import { LiveOutput } from '../live.js';
 import { loadOrExit } from '../load.js';
 import { commandLogger } from '../logger.js';
+import { notifyRun } from '../notify-run.js';
 import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { StatusLine } from '../status-line.js';
@@ -43,10 +42,17 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const io = status.guard(processIo);
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
-  const interruption = interruptOnSignals(io.stderr, 'no new operations; those in flight finish');
-  // Requests still waiting for their turn under the rate limit are not sent: the stop waits only for
-  // those in flight.
+  const interruption = interruptOnSignals(
+    io.stderr,
+    'no new operations; those in flight finish',
+    processIo.signals,
+  );
+  // Requests still waiting for their turn (the rate limit, the key's budget, a retry's pause) are not
+  // sent: the stop waits only for those in flight.
   interruption.signal.addEventListener('abort', () => client.stop(), { once: true });
+  // A hangup (the terminal closed) ends a run as it always did; a SIGTERM or SIGINT held since start-up
+  // is handed over meanwhile.
+  await processIo.signals?.release(['SIGHUP']);
   try {
     const code = await reconcileAndReport({
       config,
@@ -67,6 +73,8 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   } finally {
     status.clear();
     interruption.dispose();
+    // From here on a signal acts as Node's default would (it ends the process at once).
+    await processIo.signals?.release();
     await closeClient(client, interruption.received);
   }
 }
@@ -144,28 +152,6 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
   setTimeout(() => process.exit(exitCodeOf(stopped)), 1000).unref();
 }
 
-/**
- * `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). What was
- * delivered is kept beside the state, so the next run does not tell the same again; a dry run keeps
- * nothing.
- */
-async function notifyRun(config: Config, io: Io, logger: Logger, result: ReconcileResult): Promise<void> {
-  if (!config.notifyUrl) return;
-  const memory = sentPathFor(config.stateFile);
-  const notifier = new Notifier({
-    url: config.notifyUrl,
-    logger,
-    redact: (text) => io.redactor.redact(text),
-    sent: await readSent(memory),
-  });
-  notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
-  await notifier.flush();
-  if (config.dryRun) return;
-  await writeSent(memory, notifier.sent()).catch((error: Error) =>
-    logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
-  );
-}
-
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {
   const outcome = classifyRun(result, { dryRun: config.dryRun });
   if (outcome.kind === 'refused' || outcome.kind === 'partly_refused') {
@@ -235,7 +221,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
     secret,
     now: new Date(),
   });
-  await writeSavedPlan(path, file, { redact: (text) => io.redactor.redact(text), secret }).catch(
+  await writeSavedPlan(path, file, { redact: (json) => io.redactor.showJson(json), secret }).catch(
     (error: NodeJS.ErrnoException) => {
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },

@@ -1,0 +1,97 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import { escapeMarkdown } from '../plan/index.js';
+import { type ReadSavedPlan, readSavedPlan } from '../saved-plan/index.js';
+import { commitToBranch, readBranchFile, readBranchInto, replaceWithDirectory } from './branch.js';
+import type { JobContext } from './context.js';
+import { type MergedPull, mergedPullOf, STALE_MARKER, upsertComment } from './github.js';
+import { commentBody, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { type SyncReport, syncOnce } from './sync.js';
+
+// `command: apply`, on a push to the main branch: the plan reviewed in the merged pull request (kept
+// for its head commit by the plan job) is applied exactly, or not at all when it is stale; a push that
+// no reviewed plan covers applies a fresh plan only when the workflow says so. The state is committed
+// back to its branch after every run, failed ones included: it records what was applied and protected.
+
+export async function runApplyJob(ctx: JobContext): Promise<number> {
+  const stateBranch = ctx.inputs.stateBranch;
+  if (stateBranch) await readBranchInto(ctx.store(stateBranch), ctx.stateDir());
+  try {
+    return await applyReviewedOrFresh(ctx);
+  } finally {
+    if (stateBranch) {
+      const dir = ctx.stateDir();
+      await commitToBranch(
+        ctx.store(stateBranch),
+        `websites-sync state after run ${ctx.io.env.GITHUB_RUN_ID ?? ''} (${ctx.sha})`.trim(),
+        replaceWithDirectory(ctx.workspace, dir),
+      );
+    }
+  }
+}
+
+async function applyReviewedOrFresh(ctx: JobContext): Promise<number> {
+  const merged = await mergedPullOf(ctx.github, ctx.repo, ctx.sha);
+  const reviewed = merged ? await reviewedPlan(ctx, merged) : undefined;
+  if (merged && reviewed) return applyReviewed(ctx, merged, reviewed);
+  const why = merged
+    ? `No reviewed plan was kept for the head commit \`${merged.headSha}\` of #${merged.number} (its plan job did not finish, failed, or was refused).`
+    : `No merged pull request for commit \`${ctx.sha}\` (a direct push?), so no reviewed plan.`;
+  if (!ctx.inputs.applyUnreviewed) {
+    const text = `### websites-sync apply\n\n> [!CAUTION]\n> ${why} Nothing was applied. Review the change in a pull request, or set \`apply-unreviewed: true\` to apply a fresh plan on such pushes.`;
+    await writeJobSummary(ctx, [text]);
+    setOutputs(ctx, { exitStatus: 1, summary: text });
+    core.setFailed(`${why} Nothing was applied.`.replace(/`/g, ''));
+    return 1;
+  }
+  const note = `> [!WARNING]\n> ${why} Applying a fresh plan, unreviewed, as the workflow asks (\`apply-unreviewed: true\`).`;
+  const report = await syncOnce({ config: ctx.config([]), io: ctx.io });
+  return finish(ctx, report, [`### websites-sync apply\n\n${note}`]);
+}
+
+async function reviewedPlan(ctx: JobContext, merged: MergedPull): Promise<ReadSavedPlan | undefined> {
+  const text = await readBranchFile(ctx.store(ctx.inputs.planBranch), `${merged.headSha}.json`);
+  if (text === undefined) return undefined;
+  const path = join(ctx.temp, `reviewed-${merged.headSha}.json`);
+  await writeFile(path, text, { mode: 0o600 });
+  const read = await readSavedPlan(path);
+  if ('error' in read) throw new Error(`the reviewed plan of #${merged.number}: ${read.error}`);
+  return read;
+}
+
+async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSavedPlan): Promise<number> {
+  const report = await syncOnce({ config: ctx.config([]), io: ctx.io, saved });
+  const stale = report.result.stale;
+  if (!stale) {
+    const head = `### websites-sync apply\n\nApplied the plan reviewed in #${merged.number} (commit \`${merged.headSha}\`).`;
+    return finish(ctx, report, [head]);
+  }
+  const reasons = stale.map((reason) => `> - ${escapeMarkdown(reason)}`);
+  const head = [
+    `### websites-sync apply\n\n> [!CAUTION]\n> **Not applied: the plan reviewed in #${merged.number} is stale**; nothing was changed. Since the review:`,
+    ...reasons,
+  ].join('\n');
+  core.setFailed(`stale plan: the plan reviewed in #${merged.number} no longer matches; nothing was applied`);
+  const fresh = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
+  const next = `A fresh plan, for the account and manifest as they are now, is below: review it in a new pull request (its plan is applied after merge).`;
+  const body = commentBody(ctx, STALE_MARKER, [head, next], fresh);
+  await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, STALE_MARKER, body);
+  await writeJobSummary(ctx, [head, next, summaryMarkdown(fresh)]);
+  setOutputs(ctx, { exitStatus: 1, report: fresh, summary: body });
+  return 1;
+}
+
+async function finish(ctx: JobContext, report: SyncReport, head: string[]): Promise<number> {
+  const planJson = join(ctx.temp, 'plan.json');
+  await writeFile(planJson, report.json);
+  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
+  if (report.code !== 0) core.setFailed(`websites-sync apply ended with exit status ${report.code}`);
+  setOutputs(ctx, {
+    exitStatus: report.code,
+    report,
+    planJson,
+    summary: commentBody(ctx, '', head, report),
+  });
+  return report.code;
+}

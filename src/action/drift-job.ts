@@ -1,0 +1,56 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import { formatDuration } from '../model/index.js';
+import { readBranchInto } from './branch.js';
+import type { JobContext } from './context.js';
+import { closeIssue, DRIFT_MARKER, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
+import { commentBody, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { syncOnce } from './sync.js';
+
+// `command: drift`, on a schedule: a dry run against the account. Drift opens one issue (found again by
+// its label and marker) that each later run updates with the drift as it is now and since when it has
+// lasted; the first run that finds the account equal to the manifest closes it, saying so.
+
+export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<number> {
+  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), ctx.stateDir());
+  const report = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
+  // 3: the delete guard refused the plan a run would apply, which is drift too (a large one).
+  const drift = report.code === 2 || report.code === 3;
+  const where = ctx.repo;
+  const label = ctx.inputs.driftLabel;
+  const open = await findDriftIssue(ctx.github, where, label);
+  const since = open ? new Date(open.createdAt) : now;
+  const lasted = formatDuration(now.getTime() - since.getTime());
+  let head: string;
+  if (drift) {
+    head = `### websites-sync drift\n\n**The account differs from the manifest**, since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
+    const body = commentBody(ctx, DRIFT_MARKER, [head, ...leadOf(report)], report);
+    if (open) await updateIssue(ctx.github, { ...where, number: open.number }, body);
+    const issue =
+      open ??
+      (await openDriftIssue(ctx.github, where, {
+        title: 'websites-sync: the account drifted from the manifest',
+        body,
+        label,
+      }));
+    core.setFailed(`drift: the account differs from the manifest (${issue.url})`);
+  } else {
+    head = `### websites-sync drift\n\nNo drift: the account matches the manifest (checked ${now.toISOString()}).`;
+    if (open && report.code === 0) {
+      const text = `The account matches the manifest again (checked ${now.toISOString()}); the drift lasted ${lasted}, since ${since.toISOString()}.`;
+      await closeIssue(ctx.github, { ...where, number: open.number }, ctx.io.redactor.show(text));
+      head += ` Closed #${open.number}: the drift lasted ${lasted}.`;
+    }
+  }
+  const planJson = join(ctx.temp, 'plan.json');
+  await writeFile(planJson, report.json);
+  await writeJobSummary(ctx, [head, summaryMarkdown(report)]);
+  setOutputs(ctx, {
+    exitStatus: report.code,
+    report,
+    planJson,
+    summary: commentBody(ctx, '', [head], report),
+  });
+  return report.code;
+}

@@ -1,0 +1,118 @@
+import { getOctokit } from '@actions/github';
+
+// The GitHub REST calls of the Action, through the toolkit's Octokit: the one living comment of a pull
+// request, the merged pull request of a commit, and the one drift issue. Each thing the Action writes
+// carries a hidden marker, so it is found again instead of written anew.
+
+export type GitHub = ReturnType<typeof getOctokit>;
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+export const PLAN_MARKER = '<!-- websites-sync plan -->';
+/** The comment on a merged pull request whose reviewed plan was stale at the apply. */
+export const STALE_MARKER = '<!-- websites-sync stale plan -->';
+export const DRIFT_MARKER = '<!-- websites-sync drift -->';
+
+export function connectGitHub(token: string, apiUrl: string): GitHub {
+  return getOctokit(token, { baseUrl: apiUrl });
+}
+
+/** Edits the comment that carries `marker` on issue or pull request `number`, or writes it. */
+export async function upsertComment(
+  github: GitHub,
+  where: Repo & { number: number },
+  marker: string,
+  body: string,
+): Promise<{ id: number; created: boolean; url: string }> {
+  const { owner, repo, number } = where;
+  const comments = await github.paginate(github.rest.issues.listComments, {
+    owner,
+    repo,
+    issue_number: number,
+    per_page: 100,
+  });
+  // The marker opens the body; a comment of the bot is preferred to one someone wrote to look like it.
+  const marked = comments.filter((c) => c.body?.startsWith(marker));
+  const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
+  if (mine) {
+    const { data } = await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
+    return { id: data.id, created: false, url: data.html_url };
+  }
+  const { data } = await github.rest.issues.createComment({ owner, repo, issue_number: number, body });
+  return { id: data.id, created: true, url: data.html_url };
+}
+
+export interface MergedPull {
+  number: number;
+  headSha: string;
+}
+
+/** The pull request merged as commit `sha` (a merge, squash or rebase commit), if any. */
+export async function mergedPullOf(
+  github: GitHub,
+  where: Repo,
+  sha: string,
+): Promise<MergedPull | undefined> {
+  const { data } = await github.rest.repos.listPullRequestsAssociatedWithCommit({
+    ...where,
+    commit_sha: sha,
+  });
+  const merged = data.find((p) => p.merged_at && p.merge_commit_sha === sha) ?? data.find((p) => p.merged_at);
+  return merged ? { number: merged.number, headSha: merged.head.sha } : undefined;
+}
+
+export interface DriftIssue {
+  number: number;
+  createdAt: string;
+  url: string;
+}
+
+/** The open drift issue: labelled `label`, with the marker (a label alone can be put on anything). */
+export async function findDriftIssue(
+  github: GitHub,
+  where: Repo,
+  label: string,
+): Promise<DriftIssue | undefined> {
+  const issues = await github.paginate(github.rest.issues.listForRepo, {
+    ...where,
+    labels: label,
+    state: 'open',
+    per_page: 100,
+  });
+  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER));
+  return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;
+}
+
+export async function openDriftIssue(
+  github: GitHub,
+  where: Repo,
+  issue: { title: string; body: string; label: string },
+): Promise<DriftIssue> {
+  const { data } = await github.rest.issues.create({
+    ...where,
+    title: issue.title,
+    body: issue.body,
+    labels: [issue.label],
+  });
+  return { number: data.number, createdAt: data.created_at, url: data.html_url };
+}
+
+export async function updateIssue(github: GitHub, where: Repo & { number: number }, body: string) {
+  const { number, ...repo } = where;
+  await github.rest.issues.update({ ...repo, issue_number: number, body });
+}
+
+/** Says why in a comment, then closes the issue as completed. */
+export async function closeIssue(github: GitHub, where: Repo & { number: number }, comment: string) {
+  const { number, ...repo } = where;
+  await github.rest.issues.createComment({ ...repo, issue_number: number, body: comment });
+  await github.rest.issues.update({
+    ...repo,
+    issue_number: number,
+    state: 'closed',
+    state_reason: 'completed',
+  });
+}

@@ -1,0 +1,120 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import { UsageError } from '../cli/index.js';
+import { commitToBranch, putFile, readBranchInto } from './branch.js';
+import type { JobContext } from './context.js';
+import { PLAN_MARKER, upsertComment } from './github.js';
+import { commentBody, failureText, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { type SyncReport, syncOnce } from './sync.js';
+
+// `command: plan`, on a pull request: a dry run against the account, the plan in one living comment
+// (found by its marker, edited on every push) and in the job summary, and the signed plan kept on the
+// plans branch under the pull request's head commit, where the apply after merge finds exactly it.
+
+interface PullRequest {
+  number: number;
+  headSha: string;
+  fork: boolean;
+}
+
+export async function runPlanJob(ctx: JobContext): Promise<number> {
+  const pull = pullRequestOf(ctx);
+  if (!(ctx.inputs.apiKey || ctx.io.env.WEBSITES_SYNC_API_KEY) && pull.fork) return forkNotice(ctx);
+  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), ctx.stateDir());
+  const savedPlan = join(ctx.temp, `plan-${pull.headSha}.signed.json`);
+  let report: SyncReport;
+  try {
+    const config = ctx.config(['--dry-run', '--detailed-exitcode']);
+    report = await syncOnce({ config, io: ctx.io, savePlanTo: savedPlan });
+  } catch (error) {
+    await reportFailure(ctx, pull, error);
+    throw error;
+  }
+  // A plan that cannot be kept (no `contents: write`?) is still shown, saying so; then the job fails.
+  const notKept = report.saved ? await keepPlan(ctx, pull.headSha, savedPlan) : undefined;
+  const planJson = join(ctx.temp, 'plan.json');
+  await writeFile(planJson, report.json);
+  const head = headOf(pull, report, notKept);
+  const body = commentBody(ctx, PLAN_MARKER, head, report);
+  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
+  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, PLAN_MARKER, body);
+  core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
+  setOutputs(ctx, {
+    exitStatus: report.code,
+    report,
+    planJson,
+    ...(report.saved ? { savedPlan } : {}),
+    summary: body,
+  });
+  if (notKept) {
+    core.setFailed(`the plan could not be kept on ${ctx.inputs.planBranch}: ${notKept}`);
+    return 1;
+  }
+  // 2 is "changes to review": the plan job succeeded; 1 (error) and 3 (refused) fail it.
+  if (report.code === 3) core.setFailed(`refused: ${ctx.io.redactor.show(report.result.refused ?? '')}`);
+  else if (report.code === 1) core.setFailed('the plan ended with errors (see the job summary)');
+  return report.code === 2 ? 0 : report.code;
+}
+
+function pullRequestOf(ctx: JobContext): PullRequest {
+  const pull = ctx.payload.pull_request;
+  if (!pull) {
+    throw new UsageError(
+      `command plan: runs on pull_request events (this is a ${ctx.eventName} event); use apply on the main branch, drift on a schedule`,
+    );
+  }
+  const head = pull.head as { sha: string; repo?: { full_name?: string } | null };
+  const base = pull.base as { repo?: { full_name?: string } };
+  return { number: pull.number, headSha: head.sha, fork: head.repo?.full_name !== base.repo?.full_name };
+}
+
+function headOf(pull: PullRequest, report: SyncReport, notKept: string | undefined): string[] {
+  let kept = report.saved
+    ? `The signed plan is kept for commit \`${pull.headSha}\`: after merge, exactly it is applied.`
+    : 'This plan is not kept: it cannot be applied after merge.';
+  if (notKept) kept = `**The signed plan could not be kept** (${notKept}): it cannot be applied after merge.`;
+  return [`Plan for commit \`${pull.headSha}\`. ${kept}`, ...leadOf(report)];
+}
+
+/**
+ * The signed plan on the plans branch, one file per head commit (a later push adds its own); why it
+ * could not be kept, if so.
+ */
+async function keepPlan(ctx: JobContext, sha: string, path: string): Promise<string | undefined> {
+  const text = await readFile(path, 'utf8');
+  const store = ctx.store(ctx.inputs.planBranch);
+  try {
+    await commitToBranch(store, `websites-sync plan for ${sha}`, putFile(ctx.workspace, `${sha}.json`, text));
+    return undefined;
+  } catch (error) {
+    return ctx.io.redactor.show((error as Error).message);
+  }
+}
+
+/** A fork's pull request runs without the repository's secrets: say so, plainly, and plan nothing. */
+async function forkNotice(ctx: JobContext): Promise<number> {
+  const text = [
+    '### websites-sync plan',
+    '> [!NOTE]',
+    "> This pull request comes from a fork, and GitHub gives a fork's workflow none of the repository's secrets: there is no API key to read the account with, so no plan was made.",
+    '> A maintainer can push the same change to a branch of this repository to have it planned; without a reviewed plan, the apply after merge applies nothing unless the workflow sets `apply-unreviewed: true`.',
+  ].join('\n');
+  core.warning('pull request from a fork: no secrets, no plan (see the job summary)');
+  await writeJobSummary(ctx, [text]);
+  setOutputs(ctx, { exitStatus: 0, summary: text });
+  return 0;
+}
+
+/** The living comment says the plan failed, and why (redacted), instead of showing an older plan. */
+async function reportFailure(ctx: JobContext, pull: PullRequest, error: unknown): Promise<void> {
+  const head = [
+    `### websites-sync plan\n\n> [!CAUTION]\n> No plan for commit \`${pull.headSha}\`: the run failed.`,
+    failureText(ctx, error),
+  ];
+  const body = commentBody(ctx, PLAN_MARKER, head);
+  setOutputs(ctx, { exitStatus: 1, summary: body });
+  await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, PLAN_MARKER, body).catch((e: Error) =>
+    core.warning(`cannot comment on #${pull.number}: ${ctx.io.redactor.show(e.message)}`),
+  );
+}

@@ -1,0 +1,89 @@
+import * as core from '@actions/core';
+import { COMMENT_LIMIT, escapeMarkdown, summarise } from '../plan/index.js';
+import type { JobContext } from './context.js';
+import type { SyncReport } from './sync.js';
+
+// What a job shows: its outputs, the job summary (the whole plan, up to GitHub's 1 MiB) and the body of
+// a comment or issue (what fits 65,536 characters, the summary first, a link to the rest). Every text
+// passes through the redactor, whatever the service echoed into it.
+
+/** GitHub's limit for one step's summary is 1 MiB; a little is left for the lines around the plan. */
+const SUMMARY_BYTES = 1024 * 1024 - 4 * 1024;
+
+export interface Outputs {
+  exitStatus: number;
+  report?: SyncReport;
+  planJson?: string;
+  savedPlan?: string;
+  summary: string;
+}
+
+export function setOutputs(ctx: JobContext, outputs: Outputs): void {
+  const redact = (text: string) => ctx.io.redactor.show(text);
+  core.setOutput('exit-status', String(outputs.exitStatus));
+  const plan = outputs.report?.result.plan;
+  const counts = plan ? summarise(plan) : undefined;
+  core.setOutput('has-changes', String((plan?.changes.length ?? 0) > 0));
+  core.setOutput('creates', String(counts?.create ?? 0));
+  core.setOutput('updates', String(counts?.update ?? 0));
+  core.setOutput('deletes', String(counts?.delete ?? 0));
+  core.setOutput('plan-json', outputs.planJson ?? '');
+  core.setOutput('saved-plan', outputs.savedPlan ?? '');
+  core.setOutput('summary', redact(outputs.summary));
+}
+
+/** The plan whole, or cut to the step summary's limit (in bytes: a domain or a mark may take several). */
+export function summaryMarkdown(report: SyncReport): string {
+  let budget = SUMMARY_BYTES;
+  for (;;) {
+    const text = report.markdown({
+      maxLength: budget,
+      wholePlanAt: 'the JSON plan (the `plan-json` output)',
+    });
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= SUMMARY_BYTES || budget < 1024) return text;
+    budget = Math.floor((budget * SUMMARY_BYTES) / bytes) - 1024;
+  }
+}
+
+export async function writeJobSummary(ctx: JobContext, parts: string[]): Promise<void> {
+  await core.summary
+    .addRaw(ctx.io.redactor.show(parts.filter(Boolean).join('\n\n')))
+    .addEOL()
+    .write();
+}
+
+/**
+ * A comment or issue body: the marker, the lines that say what happened, then the plan in what is left
+ * of 65,536 characters, with a link to the job summary when it was cut.
+ */
+export function commentBody(ctx: JobContext, marker: string, head: string[], report?: SyncReport): string {
+  const link = `[the job summary](${ctx.runUrl})`;
+  const footer = `<sub>websites-sync · ${link}</sub>`;
+  const fixed = [marker, ...head, footer].join('\n\n');
+  const plan = report?.markdown({ maxLength: COMMENT_LIMIT - fixed.length - 64, wholePlanAt: link }) ?? '';
+  const body = [marker, ...head, plan.trimEnd(), footer].filter(Boolean).join('\n\n');
+  return ctx.io.redactor.show(body);
+}
+
+/** A failure as the job summary, a comment and an output quote it: the message and what was reported. */
+export function failureText(ctx: JobContext, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const reported = ctx.io.written().trim();
+  const quoted = [message, reported].filter(Boolean).join('\n');
+  return ctx.io.redactor.show(`\`\`\`\n${quoted.replace(/```/g, "'''").slice(-8000)}\n\`\`\``);
+}
+
+/**
+ * What a reader must see before the tables: a refusal by the delete guard (the renderer puts it after
+ * the plan) and how many warnings are listed below.
+ */
+export function leadOf(report: SyncReport): string[] {
+  const lead: string[] = [];
+  const { refused, plan } = report.result;
+  if (refused) lead.push(`> [!CAUTION]\n> **Refused by the delete guard:** ${escapeMarkdown(refused)}`);
+  const warnings = plan.warnings.length;
+  if (warnings > 0)
+    lead.push(`**${warnings} warning${warnings === 1 ? '' : 's'}**, listed below the changes.`);
+  return lead;
+}

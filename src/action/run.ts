@@ -1,0 +1,39 @@
+import * as core from '@actions/core';
+import { AuthError, ServiceError } from '../service/index.js';
+import { runApplyJob } from './apply-job.js';
+import { actionIo, jobContext } from './context.js';
+import { runDriftJob } from './drift-job.js';
+import { readInputs } from './inputs.js';
+import { runPlanJob } from './plan-job.js';
+import { failureText, writeJobSummary } from './report.js';
+
+// The Action's one top-level handler: inputs → the job → an exit status. A failure ends as one
+// `::error::` line and a job summary that quote the tool's own message (redacted), never a stack trace
+// (unless the workflow asks for debug logging, RUNNER_DEBUG=1).
+
+export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
+  const io = actionIo(env);
+  let ctx: Awaited<ReturnType<typeof jobContext>> | undefined;
+  try {
+    const inputs = readInputs(env);
+    for (const secret of [inputs.apiKey, inputs.githubToken, env.WEBSITES_SYNC_API_KEY]) {
+      if (secret) {
+        core.setSecret(secret);
+        io.redactor.add(secret);
+      }
+    }
+    ctx = await jobContext(inputs, io, env);
+    if (inputs.command === 'plan') return await runPlanJob(ctx);
+    if (inputs.command === 'apply') return await runApplyJob(ctx);
+    return await runDriftJob(ctx);
+  } catch (error) {
+    const known = error instanceof Error && (error instanceof AuthError || error instanceof ServiceError);
+    const message = error instanceof Error ? error.message : String(error);
+    if (env.RUNNER_DEBUG === '1' && error instanceof Error && !known)
+      core.debug(io.redactor.show(error.stack ?? ''));
+    core.setFailed(io.redactor.show(`websites-sync: ${message || 'failed (see above)'}`));
+    if (ctx)
+      await writeJobSummary(ctx, ['### websites-sync: failed', failureText(ctx, error)]).catch(() => {});
+    return 1;
+  }
+}

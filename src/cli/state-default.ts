@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from './errors.js';
+import { refuseUnusablePath } from './option-values.js';
+
+// The state file, when no --state-file (WEBSITES_SYNC_STATE_FILE) names it, is the manifest's: beside
+// it, wherever the run starts. Resolved against the current directory, a cron job or a CI step started
+// from the repository root with `-f acct/websites.yaml` would read another state (or none) and plan to
+// delete what the manifest's own state protects.
+
+const STATE_FILE_NAME = '.websites-sync-state.json';
+
+/** `acct/.websites-sync-state.json` for `acct/websites.yaml`; `./.websites-sync-state.json` for `websites.yaml`. */
+export function defaultStatePath(manifest: string): string {
+  const folder = dirname(manifest);
+  return folder === '.' ? `./${STATE_FILE_NAME}` : join(folder, STATE_FILE_NAME);
+}
+
+/**
+ * The default state file of a run, checked like a given one. Earlier versions kept it in the current
+ * directory: when it is there and not beside the manifest, the run stops before any request rather than
+ * start afresh without the protections it holds.
+ */
+export function checkDefaultStatePath(path: string, command: string): void {
+  refuseUnusablePath(path, '--state-file', 'write');
+  if (command !== 'sync') return;
+  const earlier = `./${STATE_FILE_NAME}`;
+  if (resolve(earlier) === resolve(path) || existsSync(path) || !existsSync(earlier)) return;
+  throw new UsageError(
+    `no state file at ${path}, beside the manifest, where it is looked for when --state-file is not given; ${earlier}, in the current directory, is where earlier versions kept it. If it is this manifest's, move it (mv ${earlier} ${path}); otherwise name this manifest's with --state-file ${path}. Nothing was sent`,
+  );
+}

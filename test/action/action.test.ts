@@ -1,0 +1,359 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type SeedWebsite, type Simulator, startSimulator } from '../../src/simulator/index.js';
+import {
+  type ActionRun,
+  commitManifest,
+  git,
+  type Runner,
+  repositoryWith,
+  runAction,
+} from '../helpers/action.js';
+import { COMMENT_LIMIT, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
+import { pullRequestEvent, pushEvent, scheduleEvent } from '../helpers/github-events.js';
+import { startReceiver } from '../helpers/receiver.js';
+
+// The GitHub Action end to end: the committed bundle run as the runner runs it, against the simulator,
+// with GitHub's REST API answered by a loopback server and `origin` a local bare repository (the state
+// and the signed plans are kept on its branches).
+
+const KEY = 'action-e2e-api-key-5d1c';
+const TOKEN = 'ghs_action-e2e-token-77aa';
+const PASSWORD = 'action-e2e-password-91be';
+const SEED: SeedWebsite[] = [{ domain: 'keep.example.com' }, { domain: 'edit.example.com' }];
+const MAIN = 'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: edit.example.com\n';
+const WITH_SHOP = `${MAIN}  - domain: shop.example.com\n    privacy: password\n    password: \${SHOP_PASSWORD}\n`;
+const WITH_BLOG = `${WITH_SHOP}  - domain: blog.example.com\n`;
+
+let simulator: Simulator;
+let github: FakeGitHub;
+let dir: string;
+let runner: Runner;
+let origin: string;
+
+beforeEach(async () => {
+  simulator = await startSimulator({ apiKey: KEY, websites: SEED });
+  github = await startFakeGitHub({ owner: 'acme', repo: 'sites', token: TOKEN });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-action-'));
+  const repo = repositoryWith(dir, MAIN);
+  origin = repo.origin;
+  runner = {
+    workspace: repo.workspace,
+    temp: dir,
+    repository: 'acme/sites',
+    apiUrl: github.url,
+    token: TOKEN,
+    env: { SHOP_PASSWORD: PASSWORD },
+  };
+});
+
+afterEach(async () => {
+  await simulator.close();
+  await github.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const inputs = (command: string, more: Record<string, string> = {}) => ({
+  command,
+  'api-key': KEY,
+  'base-url': simulator.url,
+  ...more,
+});
+
+function planOn(number: number, headSha: string, more: Record<string, string> = {}, headRepository?: string) {
+  const base = git(runner.workspace, 'rev-parse', 'origin/main');
+  const payload = pullRequestEvent({
+    number,
+    headSha,
+    baseSha: base,
+    ...(headRepository ? { headRepository } : {}),
+  });
+  return runAction(runner, { name: 'pull_request', payload, sha: headSha }, inputs('plan', more));
+}
+
+/** The pull request merged: main gets `manifest` as a merge commit GitHub knows belongs to #number. */
+function merge(number: number, headSha: string, manifest: string): string {
+  const before = git(runner.workspace, 'rev-parse', 'origin/main');
+  git(runner.workspace, 'checkout', '-q', 'main');
+  const sha = commitManifest(runner.workspace, manifest, `Merge pull request #${number}`);
+  git(runner.workspace, 'push', '-q', 'origin', 'main');
+  github.pullsOfCommit.set(sha, [
+    {
+      number,
+      state: 'closed',
+      merged_at: github.now.toISOString(),
+      merge_commit_sha: sha,
+      head: { sha: headSha, ref: 'add-shop' },
+      base: { sha: before, ref: 'main' },
+    },
+  ]);
+  return sha;
+}
+
+function applyOn(sha: string, before: string, more: Record<string, string> = {}) {
+  return runAction(
+    runner,
+    { name: 'push', payload: pushEvent({ before, after: sha }), sha },
+    inputs('apply', more),
+  );
+}
+
+function branchFiles(branch: string): string[] {
+  return git(origin, 'ls-tree', '--name-only', branch).split('\n').filter(Boolean);
+}
+
+/** Every text the Action wrote where people (or logs) read it holds no secret. */
+function expectNoSecret(...runs: ActionRun[]) {
+  const shown = [
+    ...runs.flatMap((r) => [r.stdout, r.stderr, r.summary, ...Object.values(r.outputs)]),
+    ...[...github.comments.values()].flat().map((c) => c.body),
+    ...github.issues.map((i) => i.body ?? ''),
+  ]
+    .join('\n')
+    // How an action asks the runner to mask a secret in its log: the runner consumes the line.
+    .replace(/^::add-mask::.*$/gm, '');
+  for (const secret of [KEY, TOKEN, PASSWORD]) expect(shown).not.toContain(secret);
+}
+
+/** A first apply on main (a direct push, opted in), so the state knows the account. */
+async function converge(): Promise<void> {
+  const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+  const run = await applyOn(sha, sha, { 'apply-unreviewed': 'true' });
+  expect(run.code, run.stderr).toBe(0);
+}
+
+describe('plan: one living comment per pull request', () => {
+  it('comments the plan, edits the same comment on the next push, and keeps the signed plan per head', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const first = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run1 = await planOn(7, first);
+    expect(run1.code, run1.stderr).toBe(0);
+    expect(run1.outputs).toMatchObject({
+      'exit-status': '2',
+      'has-changes': 'true',
+      creates: '1',
+      deletes: '0',
+    });
+    const comments = () => github.comments.get(7) ?? [];
+    expect(comments()).toHaveLength(1);
+    const body1 = comments()[0]?.body ?? '';
+    expect(body1).toContain('<!-- websites-sync plan -->');
+    expect(body1).toContain('shop.example.com');
+    expect(body1).toContain(first);
+    // The summary comes first, then the tables; the job summary holds the whole plan.
+    expect(body1.indexOf('Plan: 1 to create')).toBeLessThan(body1.indexOf('#### Create'));
+    expect(run1.summary).toContain('shop.example.com');
+    expect(run1.outputs['plan-json']).toMatch(/plan\.json$/);
+    expect(branchFiles('websites-sync-plans')).toEqual([`${first}.json`]);
+
+    const second = commitManifest(runner.workspace, WITH_BLOG, 'add blog');
+    const run2 = await planOn(7, second);
+    expect(run2.code, run2.stderr).toBe(0);
+    expect(comments()).toHaveLength(1);
+    expect(comments()[0]?.body).toContain('blog.example.com');
+    expect(comments()[0]?.body).toContain(second);
+    expect(github.calls.filter((c) => c.method === 'PATCH').map((c) => c.path)).toEqual([
+      `/repos/acme/sites/issues/comments/${comments()[0]?.id}`,
+    ]);
+    expect(branchFiles('websites-sync-plans').sort()).toEqual([`${first}.json`, `${second}.json`].sort());
+    // A plan changes nothing on the account.
+    expect(simulator.listWebsites().map((w) => w.domain)).not.toContain('shop.example.com');
+    expectNoSecret(run1, run2);
+  });
+
+  it('cuts a plan over 65,536 characters without breaking it: summary kept, the rest in the job summary', async () => {
+    const many = Array.from(
+      { length: 1500 },
+      (_, i) => `  - domain: site-${String(i).padStart(4, '0')}-with-a-long-name.example.com\n`,
+    );
+    git(runner.workspace, 'checkout', '-q', '-b', 'many');
+    const head = commitManifest(runner.workspace, `${MAIN}${many.join('')}`, 'many');
+    const run = await planOn(9, head);
+    expect(run.code, run.stderr).toBe(0);
+    const body = github.comments.get(9)?.[0]?.body ?? '';
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(body).toContain('Plan: 1500 to create');
+    expect(body).toContain(`The full plan: [the job summary](https://github.com/acme/sites/actions/runs/`);
+    expect(body).not.toContain('site-1499-with');
+    // Every <details> and table that was opened is closed.
+    expect(body.match(/<details>/g)?.length).toBe(body.match(/<\/details>/g)?.length);
+    expect(run.summary).toContain('site-1499-with-a-long-name.example.com');
+    expect(run.outputs.creates).toBe('1500');
+  });
+
+  it('a pull request from a fork (no secrets) is told so in the job summary, without a stack trace', async () => {
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run = await planOn(11, head, { 'api-key': '' }, 'someone/sites');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.summary).toContain('comes from a fork');
+    expect(run.stdout).toContain('::warning::pull request from a fork');
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
+    expect(simulator.requests).toHaveLength(0);
+  });
+});
+
+describe('failures: said where people look, without a stack trace or a secret', () => {
+  it('an invalid manifest: the comment says which line, the job fails', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'broken');
+    const head = commitManifest(runner.workspace, `${MAIN}  - domain: [oops\n`, 'broken');
+    const run = await planOn(12, head);
+    expect(run.code).toBe(1);
+    const body = github.comments.get(12)?.[0]?.body ?? '';
+    expect(body).toContain(`No plan for commit \`${head}\``);
+    expect(body).toMatch(/websites\.yaml:\d+:\d+/);
+    expect(run.stdout).toMatch(/::error::/);
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
+    expect(simulator.requests).toHaveLength(0);
+  });
+
+  it('a plan the delete guard refuses: the refusal leads the comment, nothing is kept, the job fails', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'empty');
+    const head = commitManifest(runner.workspace, 'version: 1\nprune: true\nwebsites: []\n', 'empty');
+    const run = await planOn(15, head);
+    expect(run.code).toBe(3);
+    expect(run.outputs['exit-status']).toBe('3');
+    expect(run.stdout).toContain('::error::refused: the manifest lists no website');
+    const body = github.comments.get(15)?.[0]?.body ?? '';
+    expect(body.indexOf('Refused by the delete guard')).toBeGreaterThan(0);
+    expect(body.indexOf('Refused by the delete guard')).toBeLessThan(body.indexOf('#### Delete'));
+    expect(body).toContain('This plan is not kept');
+    expect(() => git(origin, 'rev-parse', '--verify', 'websites-sync-plans')).toThrow();
+  });
+
+  it('a plan that cannot be kept (the token may not push): shown, saying so, and the job fails', async () => {
+    // As GitHub answers a push without `contents: write`.
+    const hook = join(origin, 'hooks', 'pre-receive');
+    writeFileSync(
+      hook,
+      '#!/bin/sh\necho "Permission to acme/sites.git denied to github-actions[bot]." >&2\nexit 1\n',
+    );
+    chmodSync(hook, 0o755);
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run = await planOn(14, head);
+    expect(run.code).toBe(1);
+    const body = github.comments.get(14)?.[0]?.body ?? '';
+    expect(body).toContain('The signed plan could not be kept');
+    expect(body).toContain('Permission to acme/sites.git denied');
+    expect(body).toContain('shop.example.com');
+    expect(run.stdout).toContain('::error::the plan could not be kept on websites-sync-plans');
+  });
+
+  it('a service that echoes the key or a password: masked in the comment, summary, outputs and log', async () => {
+    // A debug page printing the request's headers (Authorization included), on every request.
+    simulator.setFaults({ script: Array.from({ length: 40 }, () => 'echo-html' as const) });
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const failed = await planOn(13, head, { timeout: '2s' });
+    expect(failed.code).toBe(1);
+    expect(github.comments.get(13)?.[0]?.body).toContain('the run failed');
+    // A 422 quoting the password of the website being created.
+    simulator.setFaults({ script: ['none', 'echo-422'] });
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const hook = await startReceiver();
+    const applied = await applyOn(sha, sha, { 'apply-unreviewed': 'true', 'notify-url': hook.url });
+    await hook.close();
+    expect(applied.code).toBe(1);
+    expect(applied.summary).toContain('is not valid');
+    // The notify-url input is the option: the failure is told to the webhook too, masked alike.
+    expect(hook.received.map((e) => e.event)).toEqual(['operation_failed']);
+    expect(JSON.stringify(hook.received)).not.toContain(PASSWORD);
+    expectNoSecret(failed, applied);
+  });
+});
+
+describe('apply: exactly what was reviewed', () => {
+  it('applies the plan reviewed for the merged head commit, and keeps the state on its branch', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(7, head)).code).toBe(0);
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const stateBefore = git(origin, 'rev-parse', 'websites-sync-state');
+    const merged = merge(7, head, WITH_SHOP);
+    const run = await applyOn(merged, before);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.summary).toContain('Applied the plan reviewed in #7');
+    expect(simulator.listWebsites().map((w) => w.domain)).toContain('shop.example.com');
+    expect(git(origin, 'rev-parse', 'websites-sync-state^')).toBe(stateBefore);
+    expect(branchFiles('websites-sync-state')).toContain('state.json');
+    expectNoSecret(run);
+  });
+
+  it('a stale plan is not applied: the job fails, says what changed, and comments a fresh plan', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(8, head)).code).toBe(0);
+    // Someone changes the account in the web UI after the review.
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+    simulator.clearRequests();
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const run = await applyOn(merge(8, head, WITH_SHOP), before);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::stale plan');
+    expect(run.summary).toContain('is stale');
+    expect(run.summary).toContain('edit.example.com');
+    expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+    const stale = github.comments.get(8)?.find((c) => c.body.includes('<!-- websites-sync stale plan -->'));
+    expect(stale?.body).toContain('A fresh plan');
+    expect(stale?.body).toContain('edit.example.com');
+    // The reviewed plan's own comment stays as it was reviewed.
+    expect(github.comments.get(8)).toHaveLength(2);
+    expectNoSecret(run);
+  });
+
+  it('a push no reviewed plan covers applies nothing, unless the workflow opts in, and says so', async () => {
+    const before = git(runner.workspace, 'rev-parse', 'HEAD');
+    const sha = commitManifest(runner.workspace, WITH_SHOP, 'direct push');
+    git(runner.workspace, 'push', '-q', 'origin', 'main');
+    const refused = await applyOn(sha, before);
+    expect(refused.code).toBe(1);
+    expect(refused.summary).toContain('No merged pull request');
+    expect(simulator.listWebsites()).toHaveLength(2);
+    const applied = await applyOn(sha, before, { 'apply-unreviewed': 'true' });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.summary).toContain('Applying a fresh plan, unreviewed');
+    expect(simulator.listWebsites()).toHaveLength(3);
+  });
+});
+
+describe('drift: one issue that lives as long as the drift', () => {
+  it('opens an issue, updates it with since when, and closes it when the account matches again', async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const drift = () =>
+      runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+
+    const opened = await drift();
+    expect(opened.code).toBe(2);
+    expect(opened.outputs['has-changes']).toBe('true');
+    expect(github.issues).toHaveLength(1);
+    const issue = github.issues[0];
+    expect(issue?.labels.map((l) => l.name)).toEqual(['websites-sync-drift']);
+    expect(issue?.body).toContain('<!-- websites-sync drift -->');
+    expect(issue?.body).toContain('edit.example.com');
+
+    github.now = new Date(github.now.getTime() + 26 * 3600_000);
+    const updated = await drift();
+    expect(updated.code).toBe(2);
+    expect(github.issues).toHaveLength(1);
+    expect(issue?.body).toContain('since 2026-11-26T09:00:00.000Z');
+
+    simulator.updateWebsite(edit?.id ?? 0, { email: false });
+    const closed = await drift();
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(closed.outputs['has-changes']).toBe('false');
+    expect(issue?.state).toBe('closed');
+    expect(issue?.state_reason).toBe('completed');
+    expect(github.comments.get(issue?.number ?? 0)?.[0]?.body).toContain('matches the manifest again');
+    expectNoSecret(opened, updated, closed);
+  });
+});

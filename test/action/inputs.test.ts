@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { readInputs } from '../../src/action/inputs.js';
+
+// The Action's inputs as the runner hands them over (INPUT_<NAME>): an input named like an option of
+// the command line becomes that option; a mistake is refused naming the input.
+
+const env = (inputs: Record<string, string>) =>
+  Object.fromEntries(Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]));
+
+describe('readInputs', () => {
+  it("turns option inputs into the command line's flags, the Action's own into settings", () => {
+    const inputs = readInputs(
+      env({
+        command: 'plan',
+        prune: 'true',
+        force: 'false',
+        'rate-budget': '50',
+        'api-key': 'k',
+        'state-branch': '',
+      }),
+    );
+    expect(inputs.command).toBe('plan');
+    expect(inputs.flags.sort()).toEqual(['--prune', '--rate-budget=50']);
+    expect(inputs.apiKey).toBe('k');
+    expect(inputs.stateBranch).toBe('');
+    expect(inputs.planBranch).toBe('websites-sync-plans');
+  });
+
+  it.each([
+    [{ command: 'deploy' }, 'input command: "deploy" is not a job; use plan, apply or drift'],
+    [{ command: 'plan', prune: 'yes' }, 'input prune: "yes" is not a boolean; use true or false'],
+    [{ command: 'plan', out: 'x.json' }, 'input out: set by the action itself'],
+    [
+      { command: 'plan', 'no-such-option': '1' },
+      'input no-such-option: this version of websites-sync has no option --no-such-option',
+    ],
+    [{ command: 'apply', 'apply-unreviewed': 'maybe' }, 'input apply-unreviewed: "maybe" is not a boolean'],
+  ])('refuses %j', (inputs, message) => {
+    expect(() => readInputs(env(inputs))).toThrow(message);
+  });
+});
