@@ -1,7 +1,7 @@
 // Turns the scenarios' measures into target verdicts and the markdown of docs/benchmarks.md.
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { explanations } from './explain.mjs';
-import { megabytes, seconds } from './measure.mjs';
+import { megabytes, runRequests, seconds } from './measure.mjs';
 import { compareTable, featureTable, issueTargets } from './report-compare.mjs';
 import { COMPARE_LATENCY_MS } from './scenarios-compare.mjs';
 
@@ -58,7 +58,7 @@ export function rows(results) {
   if (startup) {
     out.push([
       'Process start-up: dry run of 1 website on an empty account, no latency (median of 5)',
-      `${startup.requests} (1)`,
+      `${startup.requests} (${runRequests(0)})`,
       `${seconds(startup.wallMs, 3)} s (\`node -e 0\`: ${seconds(startup.nodeMs, 3)} s)`,
       `${seconds(startup.cpuMs)} s`,
       `${megabytes(startup.maxRssKb)} MB`,
