@@ -4,6 +4,7 @@
 // dist/ modules (tsc's) stay for the library-style imports of the tests and the benchmark.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -30,6 +31,41 @@ for (const file of readdirSync(src, { recursive: true })) {
   }
 }
 
+// undici's HTTP/2 client is required by its Client at load time, but used only when a server agrees to
+// h2, which the service client never offers (allowH2: false in src/service/http.ts: the simulator and
+// the tests speak HTTP/1.1, so production does too). Left out, every run reads and compiles less.
+const withoutHttp2 = {
+  name: 'without-http2',
+  setup(b) {
+    b.onResolve({ filter: /[/\\]client-h2(\.js)?$/ }, (args) =>
+      args.importer.includes('undici') ? { path: 'client-h2', namespace: 'without-http2' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'without-http2' }, () => ({
+      contents:
+        "module.exports = () => { throw new Error('websites-sync speaks HTTP/1.1 only (allowH2: false)'); };",
+      loader: 'js',
+    }));
+  },
+};
+
+// zod's index re-exports every locale's error messages (64 languages, most of its size); ours are in
+// English and written by the manifest stage, so the bundle keeps zod's English only.
+const englishZod = {
+  name: 'english-zod',
+  setup(b) {
+    b.onResolve({ filter: /[/\\]locales[/\\]index\.js$/ }, (args) =>
+      args.importer.includes('zod')
+        ? { path: join(dirname(args.importer), args.path), namespace: 'english-zod' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'english-zod' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 if (!checkAction) {
   for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
   await build({
@@ -54,6 +90,10 @@ if (!checkAction) {
     },
     // Only the part of undici the service client uses (see undici-lite.cjs).
     alias: { undici: LITE },
+    plugins: [withoutHttp2, englishZod],
+    // As in Node's own build of undici: its HTTP/1 parser is llhttp, and the experimental Milo parser
+    // (UNDICI_USE_MILO=1, 150 kB of WebAssembly in base64) is left out.
+    define: { esbuildDetection: 'true' },
     logLevel: 'warning',
   });
   // Installed as the `websites-sync` command, it runs through its shebang.

@@ -14,8 +14,10 @@ module.exports = {
   EnvHttpProxyAgent: require('../node_modules/undici/lib/dispatcher/env-http-proxy-agent'),
   interceptors: { retry: require('../node_modules/undici/lib/interceptor/retry') },
   // Notifications (src/notify) post through undici's request() on its global dispatcher: rare, so the
-  // whole of undici is loaded only when one is sent.
-  get request() {
-    return require('../node_modules/undici').request;
-  },
+  // whole of undici is a chunk of its own, read only when one is sent (a require() here would put it
+  // in the chunk every run reads). Same answer: a promise of the response.
+  request: (url, options) =>
+    import('../node_modules/undici/index.js').then((undici) =>
+      (undici.default ?? undici).request(url, options),
+    ),
 };

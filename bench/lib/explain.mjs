@@ -13,8 +13,8 @@ export function explanations(results, targets) {
     }
   }
   const large = results.large;
-  const floorMs = (large?.floorCpuMs ?? 0) * targets.cpuFloorFactor;
-  if (large && large.cpuBeyondStartupMs > floorMs) {
+  // Not a target (see TARGETS.rateLimitPerMinute), but where the time goes is worth saying.
+  if (large) {
     const phases = large.phases ?? {};
     const stages = Object.entries(phases)
       .map(([name, p]) => `${name} ${seconds(p.cpuMs)} s`)
@@ -26,7 +26,7 @@ export function explanations(results, targets) {
         ? ` Here the simulator took ${perPageMs.toFixed(0)} ms a page (it builds each page from the whole account), and the tool's CPU grows with that wait (timers, collections between pages).`
         : '';
     lines.push(
-      `- **${large.name}**: ${seconds(large.cpuBeyondStartupMs)} s of CPU beyond start-up, ${seconds(large.cpuBeyondStartupMs - floorMs)} s over the target (${targets.cpuFloorFactor}× the ${seconds(large.floorCpuMs)} s floor). By stage (bench/phases.mjs, garbage collection included): ${stages}. The listing is 1,000 requests whose ~25 MB of answers are decoded, parsed and checked; the manifest is 100,000 entries read, validated and resolved.${slowSimulator}`,
+      `- **${large.name}**: ${seconds(large.cpuBeyondStartupMs)} s of CPU beyond start-up (${(large.cpuBeyondStartupMs / large.floorCpuMs).toFixed(1)}× the ${seconds(large.floorCpuMs)} s floor; information, not a target). By stage (bench/phases.mjs, under the CLI's V8 flags, garbage collection included): ${stages}. The listing is 1,000 requests whose ~25 MB of answers are decoded, parsed and checked; the manifest is 100,000 entries read, validated and resolved.${slowSimulator}`,
     );
   }
   if (large && large.run.maxRssKb / 1024 >= targets.peakRssMb) {

@@ -2,18 +2,22 @@
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { explanations } from './explain.mjs';
 import { megabytes, runRequests, seconds } from './measure.mjs';
-import { compareTable, featureTable, issueTargets } from './report-compare.mjs';
+import { compareTable, cpuInformation, featureTable, issueTargets } from './report-compare.mjs';
 import { COMPARE_LATENCY_MS } from './scenarios-compare.mjs';
 
 export const TARGETS = {
   latencyFactor: 1.25,
   rateUsed: 0.9,
-  /** CPU of the 100,000-website plan beyond start-up, at most this many times the undici + JSON.parse floor. */
-  cpuFloorFactor: 2,
+  /**
+   * The 100,000-website plan's CPU beyond start-up is shown beside the floor of plain undici +
+   * JSON.parse as information, not a target: at the service's rate limit (60 requests a minute) its
+   * listing takes 17 minutes, and that CPU is a fraction of a percent of it.
+   */
+  rateLimitPerMinute: 60,
   peakRssMb: 256,
   idleCorePercent: 1,
   rssGrowth: 0.1,
-  startupFactor: 5,
+  startupFactor: 3,
 };
 
 const verdict = (ok, text) => `${ok ? '✅' : '❌'} ${text}`;
@@ -106,14 +110,9 @@ export function rows(results) {
       `${seconds(large.run.wallMs)} s (no latency)`,
       `${seconds(large.run.cpuMs)} s total, ${seconds(large.cpuBeyondStartupMs)} s beyond start-up`,
       `${megabytes(large.run.maxRssKb)} MB`,
-      [
-        requestsVerdict(large.requests),
-        verdict(
-          large.cpuBeyondStartupMs <= TARGETS.cpuFloorFactor * large.floorCpuMs,
-          `${seconds(large.cpuBeyondStartupMs)} s CPU beyond start-up: ${(large.cpuBeyondStartupMs / large.floorCpuMs).toFixed(1)}× the floor of plain undici + JSON.parse of the same pages, ${seconds(large.floorCpuMs)} s (≤ ${TARGETS.cpuFloorFactor}×)`,
-        ),
-        ...checksOf(large),
-      ].join('<br>'),
+      [requestsVerdict(large.requests), `ℹ️ ${cpuInformation(large, TARGETS)}`, ...checksOf(large)].join(
+        '<br>',
+      ),
     ]);
     const rssMb = large.run.maxRssKb / 1024;
     out.push([
@@ -235,5 +234,5 @@ ${featureTable(results.features)}
 Notes:
 
 ${notes.join('\n')}
-${missed.length > 0 ? `\nTargets missed, and why:\n\n${missed.join('\n')}\n` : ''}`;
+${missed.length > 0 ? `\nWhere the time goes, and the targets missed:\n\n${missed.join('\n')}\n` : ''}`;
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { API_KEY, manifestOf, PASSWORD_ENV, websites, writeConvergedState } from './fixtures.mjs';
 import { countLog, listRequests, listRounds, median, replayWindows, runRequests } from './measure.mjs';
-import { cliCommand, runTool, startSim, wallOf } from './processes.mjs';
+import { cliCommand, runTool, shebangFlags, startSim, wallOf } from './processes.mjs';
 
 export const CONCURRENCY = 8;
 export const LATENCY_MS = 50;
@@ -193,10 +193,14 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
   }
 }
 
+// Both run under the CLI's own V8 flags (its shebang's: a small young generation), as the tool runs:
+// without them, garbage collection, and so the split, would be that of a default Node.
+
 /** CPU by stage of the same plan, run stage by stage in a process of its own (bench/phases.mjs). */
 async function phasesOf(config) {
   const script = fileURLToPath(new URL('../phases.mjs', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [script, JSON.stringify(config)], {
+  const args = [...shebangFlags(), script, JSON.stringify(config)];
+  const { stdout } = await promisify(execFile)(process.execPath, args, {
     env: { ...process.env, ...ENV },
   });
   return JSON.parse(stdout).phases;
@@ -205,7 +209,8 @@ async function phasesOf(config) {
 /** CPU of plain undici + JSON.parse of the same pages, in a process of its own (bench/floor.mjs). */
 async function floorOf(url, pages) {
   const script = fileURLToPath(new URL('../floor.mjs', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [script, url, API_KEY, String(pages)]);
+  const args = [...shebangFlags(), script, url, API_KEY, String(pages)];
+  const { stdout } = await promisify(execFile)(process.execPath, args);
   return JSON.parse(stdout);
 }
 

@@ -59,7 +59,16 @@ async function storeWebsite(change: CreateChange, context: CreateContext): Promi
       const found = await service.findWebsite(change.domain).catch((lookup: unknown) => {
         throw lookup instanceof NotSentError ? error : lookup;
       });
-      if (found) return settleFound(change, found, context);
+      if (found) {
+        // A store the service answered with a body we cannot read (issue 19 §7) was done: say so once.
+        if (error.status !== undefined && error.status < 300) {
+          logger.warn(
+            { domain: change.domain, err: error.message },
+            'store answered strangely; the website was created',
+          );
+        }
+        return settleFound(change, found, context);
+      }
       if (attempt >= (service.storeAttempts ?? STORE_ATTEMPTS)) throw error;
       logger.warn(
         { domain: change.domain, attempt, err: error.message },
@@ -100,6 +109,9 @@ async function adopt(
   context: CreateContext,
 ): Promise<CreateResult> {
   const full = fullSettings(change);
+  // A website that was there before: what it holds of an undeclared write-only field nobody can see,
+  // and websites-sync never sent, stays as it is (as for any listed website).
+  for (const field of change.undeclared ?? []) if (found[field] === undefined) delete full[field];
   const record = await context.service.updateWebsite(found.id, full);
   recordWrite(context.state, record, full, context.logger);
   return { result: 'adopted', id: record.id };

@@ -1,7 +1,7 @@
-import { suggest, type TrafficGuardMode } from '../model/index.js';
+import type { TrafficGuardMode } from '../model/index.js';
 import type { RunSettings } from '../reconcile/index.js';
 import type { ConnectionSettings } from '../service/index.js';
-import { COMMANDS, type Command, parseCommandArgs, splitCommand } from './argv.js';
+import { type Command, explainStrayWord, parseCommandArgs, splitCommand } from './argv.js';
 import { UsageError } from './errors.js';
 import { refuseUnusablePath } from './option-values.js';
 import {
@@ -104,12 +104,7 @@ function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   if (values.help) return { ...resolve('help', {}, {}), helpFor: command };
   if (values.version) return resolve('version', {}, {});
   if (command === 'restore') return { ...resolve(command, values, env, typed), domains: positionals };
-  if (positionals.length > 0) {
-    const near = suggest(positionals[0] ?? '', [...COMMANDS]);
-    throw new UsageError(
-      `unknown command "${positionals[0]}"${near ? `; did you mean "${near}"?` : '.'} Commands are validate, export, restore, schema and simulator.`,
-    );
-  }
+  if (positionals.length > 0) throw new UsageError(explainStrayWord(command, positionals[0] ?? ''));
   const config = resolve(command, values, env, typed);
   if (config.withSchema && config.outputFile === undefined) {
     throw new UsageError(
@@ -129,7 +124,7 @@ function exportedOf(
   const output = values.output;
   if (typeof output === 'string' && output !== 'yaml') {
     throw new UsageError(
-      `export ${typed.output ?? '--output'}: "${output}" is not a format; export writes yaml. To write it to a file: --out ${output}`,
+      `export ${typed.output ?? '--output'}: "${output}" is not a format; export writes yaml only (text, json and markdown are formats of a run's plan). To write the manifest to a file: --out ${/[./]/.test(output) ? output : 'FILE'}`,
     );
   }
   return { outputFile: values.out as string | undefined, withSchema: values.schema === true };

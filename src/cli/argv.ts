@@ -1,27 +1,11 @@
 import { parseArgs } from 'node:util';
 import { suggest } from '../model/index.js';
 import { UsageError } from './errors.js';
-import {
-  type Given,
-  OPTION_TABLE,
-  type OptionCommand,
-  type OptionSpec,
-  parseArgsOptions,
-} from './options.js';
+import { type Given, OPTION_TABLE, type OptionCommand, type OptionSpec } from './options.js';
 
 // The command line's words: which command, the options as the user typed them, and what a person reads
 // when an option is refused: an option of another command is named as such, an unknown one with the
 // closest the command takes; then where the command's own options are listed.
-
-/** Whether a token names an option that takes a value (so the next token is not a command). */
-function takesValue(token: string): boolean {
-  if (token.includes('=')) return false;
-  const table: Record<string, OptionSpec> = OPTION_TABLE;
-  const spec = token.startsWith('--')
-    ? table[token.slice(2)]
-    : Object.values(table).find((s) => s.short !== undefined && `-${s.short}` === token);
-  return spec?.type === 'string';
-}
 
 export type Command =
   | 'sync'
@@ -34,6 +18,30 @@ export type Command =
   | 'version';
 
 export const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
+
+const entries = Object.entries(OPTION_TABLE) as Array<[string, OptionSpec]>;
+
+/** The options a command accepts, as node:util parseArgs takes them. */
+export function parseArgsOptions(
+  command: OptionCommand,
+): Record<string, { type: 'string' | 'boolean'; short?: string }> {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [name, spec] of entries) {
+    if (spec.commands.includes(command)) {
+      options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+    }
+  }
+  return options;
+}
+
+/** Whether a token names an option that takes a value (so the next token is not a command). */
+export function takesValue(token: string): boolean {
+  if (token.includes('=')) return false;
+  const spec = token.startsWith('--')
+    ? (OPTION_TABLE as Record<string, OptionSpec>)[token.slice(2)]
+    : entries.find(([, s]) => s.short !== undefined && `-${s.short}` === token)?.[1];
+  return spec?.type === 'string';
+}
 
 /**
  * The sub-command wherever it stands among the global options (`-f x.yaml validate` as well as
@@ -88,6 +96,12 @@ function optionOf(flag: string): [string, OptionSpec] | undefined {
  */
 export function explainParseError(error: Error, command: string, accepted: readonly string[]): string {
   const see = `See ${helpOf(command)}.`;
+  const missing = /Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(error.message)?.[1];
+  const spec = missing === undefined ? undefined : (OPTION_TABLE as Record<string, OptionSpec>)[missing];
+  if (spec) {
+    const help = spec.helpFor?.[command as OptionCommand] ?? spec.help;
+    return `--${missing} needs a value: ${spec.arg ?? 'a value'}, ${help}. ${see}`;
+  }
   const flag = /Unknown option '(-{1,2}[^'=]+)'/.exec(error.message)?.[1];
   if (!flag) return `${error.message.replace(/\.?$/, '.')} ${see}`;
   const elsewhere = optionOf(flag);
@@ -99,4 +113,20 @@ export function explainParseError(error: Error, command: string, accepted: reado
   }
   const near = suggest(flag.replace(/^-+/, ''), accepted);
   return `unknown option ${flag}${near ? `; did you mean --${near}?` : '.'} ${see}`;
+}
+
+/**
+ * A word where a command was expected: a manifest's path points at -f, `help` at --help, anything
+ * else at the commands there are.
+ */
+export function explainStrayWord(command: Command, word: string): string {
+  const invocation = command === 'sync' ? 'websites-sync' : `websites-sync ${command}`;
+  if (word === 'help') {
+    return 'unknown command "help"; for help: websites-sync --help, or websites-sync COMMAND --help.';
+  }
+  if (/\.(ya?ml|json)$/i.test(word) || word.includes('/')) {
+    return `"${word}" is not a command; the manifest is given with -f: ${invocation} -f ${word}`;
+  }
+  const near = suggest(word, [...COMMANDS]);
+  return `unknown command "${word}"${near ? `; did you mean "${near}"?` : '.'} Commands are ${listed([...COMMANDS])}.`;
 }

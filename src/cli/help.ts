@@ -15,7 +15,8 @@ function optionsHelp(command: OptionCommand): string {
     ]
       .filter(Boolean)
       .join('; ');
-    const text = notes ? `${spec.help} (${notes})` : spec.help;
+    const help = spec.helpFor?.[command] ?? spec.help;
+    const text = notes ? `${help} (${notes})` : help;
     const head = `  ${flag}`;
     const words = text.split(' ');
     let line =

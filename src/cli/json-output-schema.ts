@@ -20,7 +20,9 @@ const field = z
     from_unknown: z.boolean().describe('the service does not return the current value: `from` is null'),
     resend: z
       .boolean()
-      .describe('sent only because no earlier run recorded it (a first run, a lost state file): not drift'),
+      .describe(
+        'a declared write-only field sent because no earlier run recorded it (a first run, a lost state file): not drift, but it replaces a value the service does not show',
+      ),
   })
   .strict();
 
@@ -68,7 +70,7 @@ const summary = z
     create: count.describe('websites to create'),
     update: count.describe('websites to update (resends included)'),
     resend: count.describe(
-      'of the updates, those that only resend write-only fields the service does not return',
+      'of the updates, those that only send declared write-only fields the service does not show (replacing what it holds)',
     ),
     delete: count.describe('deletes sent now'),
     unchanged: count.describe('listed websites that already match'),
@@ -155,6 +157,12 @@ export const jsonOutputSchema = z
       .strict()
       .optional()
       .describe("the account's plan limit and what the plan leaves of it (docs/explanation/guards.md)"),
+    write_only_kept: z
+      .partialRecord(z.enum(['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips']), count)
+      .optional()
+      .describe(
+        'write-only fields the manifest does not declare and websites-sync never sent, left as the service holds them: field → websites',
+      ),
     refused: z.string().optional().describe('why a guard refused the plan (nothing was applied)'),
     result: z
       .object({

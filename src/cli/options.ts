@@ -24,6 +24,8 @@ export interface OptionSpec {
   /** The value's name in help: `PATH`, `N`, `DURATION`. */
   readonly arg?: string;
   readonly help: string;
+  /** The help of one command where the option means something narrower there (`export --force`). */
+  readonly helpFor?: Partial<Record<OptionCommand, string>>;
   /** The value when neither the option nor its variable is set; read like a given value. */
   readonly default?: string;
   /** For help only: a default that depends on the mode (no fixed value to read). */
@@ -134,7 +136,8 @@ export const OPTION_TABLE = {
   },
   force: {
     type: 'boolean',
-    help: 'override the mass-delete guard and the traffic guard; export: replace an existing file',
+    help: 'override the mass-delete guard and the traffic guard',
+    helpFor: { export: 'replace an existing --out FILE' },
     commands: CONNECTS,
   },
   'traffic-window': {
@@ -164,7 +167,8 @@ export const OPTION_TABLE = {
     type: 'string',
     short: 'o',
     arg: 'FORMAT',
-    help: 'the format on stdout: text, json or markdown for plans; yaml, the only one, for export',
+    help: 'the format of the plan on stdout: text, json or markdown',
+    helpFor: { export: 'the format on stdout: yaml, the only one export writes (a file: --out FILE)' },
     defaultNote: 'text; export: yaml',
     commands: CONNECTS,
   },
@@ -172,7 +176,8 @@ export const OPTION_TABLE = {
     type: 'string',
     arg: 'FILE',
     file: 'write',
-    help: 'with --dry-run: also save the plan (JSON, no secret) for --plan; export: write the manifest there instead of stdout',
+    help: 'with --dry-run: also save the plan (JSON, no secret) for --plan',
+    helpFor: { export: 'write the manifest there instead of stdout' },
     commands: CONNECTS,
   },
   plan: {
@@ -253,21 +258,6 @@ export const OPTION_TABLE = {
 } as const satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof OPTION_TABLE;
-
-const entries = Object.entries(OPTION_TABLE) as Array<[OptionName, OptionSpec]>;
-
-/** The options a command accepts, as node:util parseArgs takes them. */
-export function parseArgsOptions(
-  command: OptionCommand,
-): Record<string, { type: 'string' | 'boolean'; short?: string }> {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const [name, spec] of entries) {
-    if (spec.commands.includes(command)) {
-      options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
-    }
-  }
-  return options;
-}
 
 export type Given = Record<string, string | boolean | undefined>;
 

@@ -83,6 +83,12 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
       `${source}: plain http:// to ${url.hostname} would send the API key unencrypted; use https://, or --allow-insecure-http if you must`,
     );
   }
+  if (/\/api\/v1\/?$/.test(url.pathname)) {
+    const root = shownUrl(config.baseUrl.replace(/\/api\/v1\/?$/, ''));
+    throw new UsageError(
+      `${source}: "${shown}" ends in /api/v1, which websites-sync adds itself (it asks {URL}/api/v1/websites); use ${root}`,
+    );
+  }
   const { apiKey, notice } = apiKeyOf(config);
   if (!apiKey) {
     throw new UsageError(

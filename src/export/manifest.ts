@@ -82,7 +82,7 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
     ? root.items.find((pair) => isScalar(pair.key) && pair.key.value === 'websites')
     : undefined;
   const notes = [
-    ...(unreturned.length > 0 ? [unreturnedNote(unreturned, 'any website')] : []),
+    ...(unreturned.length > 0 ? [unreturnedNote(unreturned, 'a website')] : []),
     ...(account.twins.length > 0 ? [twinsNote(account.twins)] : []),
     ...(account.unlisted.length > 0 ? [unlistedNote(account.unlisted)] : []),
   ];
@@ -99,9 +99,9 @@ function ignoredNote(ignored: ExportedAccount['ignored']): string {
   return ` Stored under a name the service refuses today, so that no entry can name it: ${list}.\n Ignored, so that websites-sync never deletes it.`;
 }
 
-function unreturnedNote(fields: SettingField[], who: string): string {
+function unreturnedNote(fields: SettingField[], where: string): string {
   const them = fields.length > 1 ? 'them' : 'it';
-  return ` ${fields.join(', ')}: not returned by the service, so not written here. If ${who} uses ${them}, add ${them}\n to that website: the first apply sets what this file says (none when left out).`;
+  return ` ${fields.join(', ')}: not returned by the service, so not written here. Left out, what the\n service holds is left as it is; written on ${where}, the next apply sets ${them} to what this file says.`;
 }
 
 function header(options: ExportOptions, count: number): string {

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Privacy } from '../model/index.js';
-import { canonicalDomain } from '../model/index.js';
+import { canonicalDomain, patternSpellingError } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 import { DOMAIN_PATTERN, IP_ENTRY, itemPattern, linesPattern, PARAM_ENTRY } from './patterns.js';
 
@@ -141,7 +141,7 @@ export function globError(pattern: string): string | undefined {
     return 'must be a glob pattern such as "*.staging.example.com"; got an empty string';
   try {
     picomatch(pattern);
-    return undefined;
+    return patternSpellingError(pattern);
   } catch (error) {
     return `must be a glob pattern such as "*.staging.example.com"; ${(error as Error).message}`;
   }

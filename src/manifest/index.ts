@@ -2,7 +2,7 @@
 // problem located at its line and column. It never throws for a bad manifest: callers (validate,
 // a run, the daemon keeping its last good manifest) decide what problems mean.
 import { readFile } from 'node:fs/promises';
-import { type Document, LineCounter, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
 import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
@@ -21,6 +21,7 @@ import {
 } from './password-syntax.js';
 import { resolveManifest } from './resolve.js';
 import { manifestSchema } from './schema.js';
+import { parseWithPositions } from './yaml-lib.js';
 
 export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
 export { manifestSchema } from './schema.js';
@@ -157,8 +158,7 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
 
 /** The full path on a text the depth check passed. */
 function readWithPositions(text: string, options: ParseOptions): ManifestResult {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true });
+  const { doc, lineCounter } = parseWithPositions(text);
   const locator = new Locator(doc, lineCounter, text, options.file);
   const spans = passwordSpans(doc, text);
   const problems = syntaxProblems(doc, locator, spans);

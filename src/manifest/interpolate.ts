@@ -7,8 +7,9 @@
 //   ${NAME:-default}   the variable's value, or `default` when NAME is unset or empty
 //   $${                a literal `${` (so `$${NAME}` stays `${NAME}`); a `$` elsewhere is literal
 // Defaults cannot contain `}` and references do not nest. Substituted text is not scanned again.
-import { type Document, isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { Document, Node } from 'yaml';
 import type { Path } from './locate.js';
+import { isMap, isScalar, isSeq } from './yaml-lib.js';
 
 export type Env = Record<string, string | undefined>;
 

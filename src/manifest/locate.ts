@@ -1,8 +1,9 @@
 // Turns a path in the manifest (as zod and our checks report it) into the line and column a user
 // can jump to. When the path points at something absent (a missing key), the nearest enclosing
 // node that exists is used, so every problem still has a useful location.
-import { type Document, isMap, isScalar, type LineCounter, type Node, Scalar } from 'yaml';
+import type { Document, LineCounter, Node, Scalar } from 'yaml';
 import type { Problem, SourceLocation } from '../model/index.js';
+import { isMap, isScalar } from './yaml-lib.js';
 
 export type Path = ReadonlyArray<string | number>;
 
@@ -85,7 +86,7 @@ export class Locator {
    * value line; for other styles the caller falls back to the start of the value.
    */
   private locateLineOf(node: Scalar, index: number): SourceLocation | undefined {
-    if (node.type !== Scalar.BLOCK_LITERAL || typeof node.value !== 'string' || !node.range) return undefined;
+    if (node.type !== 'BLOCK_LITERAL' || typeof node.value !== 'string' || !node.range) return undefined;
     const entry = node.value.split('\n')[index]?.trim();
     const line = this.at(node.range[0]).line + 1 + index;
     const start = this.lineCounter.lineStarts[line - 1];

@@ -3,8 +3,9 @@
 // `yaml` library's messages quote the source text they stumbled on. So a problem located inside the
 // value of a `password:` key never takes the library's text: it says what YAML read there and where
 // the password is (the line and column its value starts at), never the value.
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { Document, Node } from 'yaml';
 import { formatPath, type Path } from './locate.js';
+import { isAlias, isMap, isScalar, isSeq } from './yaml-lib.js';
 
 /** Where the value of one `password:` key is in the source, as offsets. */
 export interface PasswordSpan {

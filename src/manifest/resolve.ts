@@ -188,6 +188,8 @@ function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsi
     exclude_ips: exclude_ips.value,
   } as DesiredWebsite;
   if (identity.written !== undefined) website.writtenDomain = identity.written;
+  const undeclared = ctx.cache.undeclared(own, ctx.defaults);
+  if (undeclared !== undefined) website.undeclared = undeclared;
   if (password !== undefined) website.password = password;
   if (lifecycle.protect !== undefined) website.protect = lifecycle.protect;
   if (lifecycle.observe) website.observe = true;

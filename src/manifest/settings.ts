@@ -1,7 +1,7 @@
 // Settings read one field at a time, so an invalid field only makes that field unknown: the
 // cross-field checks still run for everything else and all problems come out in one pass.
 import type { z } from 'zod';
-import { SERVICE_CREATE_DEFAULTS } from '../model/index.js';
+import { SERVICE_CREATE_DEFAULTS, SETTING_FIELDS, type SettingField } from '../model/index.js';
 import { SETTING_KEYS, type SettingKey, settingSchemas } from './schema.js';
 
 export type SettingValues = { [K in SettingKey]: z.output<(typeof settingSchemas)[K]> };
@@ -22,6 +22,24 @@ export class SlotCache {
   readonly #slots = new Map<SettingKey, Map<unknown, Slot<unknown>>>(
     SETTING_KEYS.map((key) => [key, new Map()]),
   );
+
+  readonly #undeclared = new Map<string, readonly SettingField[]>();
+
+  /**
+   * The settings a website declares neither itself nor through `defaults`, or undefined when it
+   * declares all: one frozen list per distinct set, shared by the websites that have it.
+   */
+  undeclared(own: Settings, defaults: Settings): readonly SettingField[] | undefined {
+    const fields = SETTING_FIELDS.filter((f) => own[f].kind === 'absent' && defaults[f].kind === 'absent');
+    if (fields.length === 0) return undefined;
+    const key = fields.join(' ');
+    let shared = this.#undeclared.get(key);
+    if (shared === undefined) {
+      shared = Object.freeze(fields);
+      this.#undeclared.set(key, shared);
+    }
+    return shared;
+  }
 
   read<K extends SettingKey>(key: K, value: unknown): Slot<SettingValues[K]> {
     const cacheKey = typeof value === 'object' && value !== null ? listKey(value) : value;

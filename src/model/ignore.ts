@@ -1,6 +1,7 @@
 // `ignore` protects websites, so a pattern must mean the domains the operator wrote, read the way a
 // listed domain is (`nameOf`) and compared with the names every record goes by (`websiteKey`,
 // `storedKey`): a pattern written as a record's stored name protects that record, whatever it holds.
+import { domainToUnicode } from 'node:url';
 import picomatch from 'picomatch';
 import { domainKey, nameOf, storedKeyOf, toAscii } from './domain.js';
 import { storedKey, websiteKey } from './identity.js';
@@ -41,17 +42,63 @@ export interface IgnoreRules {
   matchAll(domain: string): number[];
 }
 
+/** What makes a label a glob rather than a name (picomatch's syntax). */
+const GLOB = /[*?[\]{}()!+@|]/;
+
 /**
- * The forms a pattern matches in: its canonical spelling, and, when a glob stands in what a domain
- * would lose (a path: `example.com/*`), the text as written too, lower-cased and without its scheme,
- * so the glob is not cut off with the path. A name either form matches is protected.
+ * A name in its Unicode spelling: every punycode label (`xn--…`) decoded, the others as they are. A
+ * pattern converted to punycode with a wildcard inside a label (`bücher-*` → `xn--bcher-*-n2a`) decodes
+ * back to what was written, so this is also the Unicode spelling of a canonical pattern.
+ */
+function unicodeSpelling(name: string): string {
+  if (!name.includes('xn--')) return name;
+  return name
+    .split('.')
+    .map((label) => (label.startsWith('xn--') ? domainToUnicode(label) || label : label))
+    .join('.');
+}
+
+/**
+ * Why a pattern can match no name whatever the account holds, from its spelling alone, or undefined.
+ * A wildcard among the letters of a punycode label (`xn--bcher-*-n2a`): those letters encode the whole
+ * label, so the glob stands for no text of it; the label written in Unicode matches either spelling.
+ */
+export function patternSpellingError(pattern: string): string | undefined {
+  const labels = serviceSchemesRemoved(pattern.trim()).split('.');
+  const encoded = labels.find((label) => label.startsWith('xn--') && GLOB.test(label));
+  if (encoded !== undefined) {
+    const decoded = domainToUnicode(encoded);
+    const instead = decoded !== '' && decoded !== encoded ? ` (${JSON.stringify(decoded)})` : '';
+    return `${JSON.stringify(pattern)} has a wildcard inside the punycode label ${JSON.stringify(encoded)}, whose letters encode the whole label, so it matches no name; write that label in Unicode${instead}: a pattern matches a name in its Unicode and its punycode spelling alike`;
+  }
+  if (canonicalPattern(pattern) === '')
+    return `${JSON.stringify(pattern)} has no host name, so it matches no name`;
+  return undefined;
+}
+
+/**
+ * The forms a pattern matches in: its canonical spelling (unless a wildcard fell inside a label
+ * converted to punycode, which no name spells), its Unicode spelling, and, when a glob stands in what
+ * a domain would lose (a path: `example.com/*`), the text as written too, lower-cased and without its
+ * scheme, so the glob is not cut off with the path. A name any form matches is protected.
  */
 function patternForms(pattern: string): string[] {
   const canonical = canonicalPattern(pattern);
+  const unicode = unicodeSpelling(canonical);
+  const scrambled = canonical.split('.').some((label) => label.startsWith('xn--') && GLOB.test(label));
+  const forms = new Set(scrambled ? [unicode] : [canonical, unicode]);
   const whole = serviceSchemesRemoved(pattern.trim());
   const path = whole.search(/[/?#]/);
-  const keepsPath = path !== -1 && /[*?[{]/.test(whole.slice(path + 1));
-  return keepsPath && whole !== canonical ? [canonical, whole] : [canonical];
+  if (path !== -1 && /[*?[{]/.test(whole.slice(path + 1))) forms.add(whole);
+  return [...forms];
+}
+
+/** Every spelling of a record's name a pattern is matched against: its key and stored name, in punycode and in Unicode. */
+function nameSpellings(domain: string): string[] {
+  const key = websiteKey(domain);
+  const stored = storedKey(domain);
+  const names = new Set([key, stored, unicodeSpelling(key), unicodeSpelling(stored)]);
+  return [...names].map(flat);
 }
 
 export function compileIgnore(patterns: readonly string[]): IgnoreRules {
@@ -61,19 +108,14 @@ export function compileIgnore(patterns: readonly string[]): IgnoreRules {
     );
     return (name: string) => forms.some((test) => test(name));
   });
-  const names = (domain: string): string[] => {
-    const key = flat(websiteKey(domain));
-    const stored = flat(storedKey(domain));
-    return stored === key ? [key] : [key, stored];
-  };
   return {
     match(domain) {
       if (tests.length === 0) return -1;
-      const candidates = names(domain);
+      const candidates = nameSpellings(domain);
       return tests.findIndex((test) => candidates.some((name) => test(name)));
     },
     matchAll(domain) {
-      const candidates = names(domain);
+      const candidates = nameSpellings(domain);
       return tests.flatMap((test, index) => (candidates.some((name) => test(name)) ? [index] : []));
     },
   };

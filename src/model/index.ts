@@ -6,7 +6,7 @@ export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from
 export { sameValue } from './equality.js';
 export * from './guards.js';
 export { compareIds, storedKey, websiteKey } from './identity.js';
-export { canonicalPattern, compileIgnore, type IgnoreRules } from './ignore.js';
+export { canonicalPattern, compileIgnore, type IgnoreRules, patternSpellingError } from './ignore.js';
 export { isLoopbackHost } from './loopback.js';
 export { mapStrings } from './map-strings.js';
 export { type ListedName, matchWebsites, type WebsiteMatches } from './matching.js';

@@ -77,6 +77,12 @@ export interface DesiredWebsite extends WebsiteSettings {
   observe?: boolean;
   /** `ignore_fields:`: never compared, shown or sent (a create leaves them to the service's default). */
   ignoreFields?: readonly WritableField[];
+  /**
+   * Settings written neither by the entry nor under `defaults` (they take the service's create default).
+   * A write-only one (the service does not return it) that websites-sync never sent is left as the
+   * service holds it: sending the default would wipe a value nobody can see. Absent: all declared.
+   */
+  undeclared?: readonly SettingField[];
   location: SourceLocation;
 }
 

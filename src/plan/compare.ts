@@ -9,7 +9,7 @@ import {
   type WebsiteSettings,
 } from '../model/index.js';
 import { fingerprint, isKnownNormalisation, recordedFingerprint, type StateData } from '../state/index.js';
-import { type FieldChange, PASSWORD_SET, SENSITIVE, type Shown, UNREADABLE } from './types.js';
+import { type FieldChange, PASSWORD_SET, type Plan, SENSITIVE, type Shown, UNREADABLE } from './types.js';
 
 // Equality of settings, apart from identity (model/identity.ts): given that a remote record IS the desired website,
 // does each field already hold the desired value?
@@ -53,10 +53,35 @@ export function settingDiffers(
   const current = remote[field];
   if (current === undefined) {
     // The service does not return this field: only our fingerprint of what we last sent can tell.
-    return recordedFingerprint(state, remote.id, field) !== fingerprint(state, field, wanted);
+    const recorded = recordedFingerprint(state, remote.id, field);
+    // Never sent by websites-sync and not declared: left as the service holds it (issue 19 §10), since
+    // sending the default would wipe a value nobody can see. Declared, it is sent (and replaces it).
+    if (recorded === undefined && desired.undeclared?.includes(field)) return false;
+    return recorded !== fingerprint(state, field, wanted);
   }
   return !(sameValue(wanted, current) || isKnownNormalisation(state, remote.id, field, wanted, current));
 }
+
+/**
+ * Counts, in `plan.keptWriteOnly`, the write-only fields of a listed website left as the service holds
+ * them: not declared, not shown by the service, never sent by websites-sync (see settingDiffers).
+ * Runs for every listed website: allocates nothing unless one is kept.
+ */
+export function countKeptWriteOnly(
+  desired: DesiredWebsite,
+  remote: RemoteWebsite,
+  state: StateData,
+  plan: Plan,
+): void {
+  for (const field of desired.undeclared ?? NONE) {
+    if (remote[field] !== undefined || desired.ignoreFields?.includes(field)) continue;
+    if (recordedFingerprint(state, remote.id, field) !== undefined) continue;
+    plan.keptWriteOnly ??= {};
+    plan.keptWriteOnly[field] = (plan.keptWriteOnly[field] ?? 0) + 1;
+  }
+}
+
+const NONE: readonly SettingField[] = [];
 
 /** Whether the password must be (re)sent: unknown to us, changed, or missing on the service. */
 export function comparePassword(

@@ -10,8 +10,15 @@ import {
   websiteKey,
 } from '../model/index.js';
 import type { StateData } from '../state/index.js';
-import { comparePassword, compareSetting, settingDiffers, showSetting } from './compare.js';
+import {
+  comparePassword,
+  compareSetting,
+  countKeptWriteOnly,
+  settingDiffers,
+  showSetting,
+} from './compare.js';
 import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
+import { keepTwin, managedRecords } from './twins.js';
 import {
   ACTION_ORDER,
   type Change,
@@ -54,6 +61,7 @@ export function computePlan(input: PlanInput): Plan {
   const ignore = compileIgnore(desired.ignore);
   const remotes = matchWebsites(desired.websites, current);
   const collides = collisions(desired.websites, current);
+  const managedRecord = managedRecords(desired.websites, remotes);
 
   const plan = emptyPlan(current.length);
   let matched = 0;
@@ -62,6 +70,7 @@ export function computePlan(input: PlanInput): Plan {
     if (remote) {
       matched++;
       rememberProtection(website, remote, plan);
+      countKeptWriteOnly(website, remote, input.state, plan);
     }
     if (!remote && collides(website)) {
       plan.warnings.push(
@@ -81,7 +90,7 @@ export function computePlan(input: PlanInput): Plan {
     const patterns = desired.ignore.length > 0 ? ignore.matchAll(record.domain) : [];
     for (const index of patterns) used.add(index);
     const twin = patterns.length > 0 ? undefined : remotes.twinOf(record);
-    if (twin !== undefined) keepTwin(record, twin, prune, plan);
+    if (twin !== undefined) keepTwin({ record, listed: twin, managed: managedRecord(twin) }, prune, plan);
     else if (patterns.length > 0) plan.ignored.push(record.domain);
     else if (prune) planPrune(record, rules, plan);
     else plan.unmanaged.push(record.domain);
@@ -97,17 +106,6 @@ export function computePlan(input: PlanInput): Plan {
   plan.ignored.sort();
   plan.unmanaged.sort();
   return plan;
-}
-
-/**
- * A record that shares a name with a listed website but is not the one the entry manages (the service
- * holds both): never deleted, whatever prune says, and said so.
- */
-function keepTwin(record: RemoteWebsite, listed: string, prune: boolean, plan: Plan): void {
-  if (!prune) plan.unmanaged.push(record.domain);
-  plan.warnings.push(
-    `${record.domain} (id ${record.id}) is the same website as the listed ${listed} for websites-sync, but the service holds it separately: it is not managed and never deleted by websites-sync (list it as written to manage it, or delete it in the web interface)`,
-  );
 }
 
 /**
@@ -178,6 +176,7 @@ function planCreate(website: DesiredWebsite): CreateChange {
   if (website.writtenDomain !== undefined) change.written = website.writtenDomain;
   if (website.protect) change.protect = true;
   if (ignored.length > 0) change.ignoreFields = ignored;
+  if (website.undeclared !== undefined) change.undeclared = website.undeclared;
   return change;
 }
 

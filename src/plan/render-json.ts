@@ -1,4 +1,4 @@
-import type { WebsiteId } from '../model/index.js';
+import type { SettingField, WebsiteId } from '../model/index.js';
 import { type JsonGuards, type JsonTraffic, jsonChangeGuards, jsonGuards } from './render-json-guards.js';
 import { KEPT_PROTECTED } from './render-lifecycle.js';
 import {
@@ -82,6 +82,11 @@ export interface JsonPlan extends JsonGuards {
   protected: Array<{ domain: string; reason: string }>;
   /** `--adopt`: websites whose write-only fields are recorded as declared, not sent (present when any). */
   adopted?: Array<{ id: WebsiteId; domain: string; fields: string[] }>;
+  /**
+   * Write-only fields not declared and never sent, left as the service holds them: field → how many
+   * websites (present when any).
+   */
+  write_only_kept?: Partial<Record<SettingField, number>>;
 }
 
 /** The summary, with how many names hold control characters when any do (`domainsWithControls`). */
@@ -119,6 +124,7 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
           })),
         }
       : {}),
+    ...(plan.keptWriteOnly ? { write_only_kept: { ...plan.keptWriteOnly } } : {}),
   };
 }
 

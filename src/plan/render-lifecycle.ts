@@ -33,5 +33,17 @@ export function adoptedNote(plan: Plan): string | undefined {
   const domains = plan.adopted.map((a) => a.domain);
   const shown = domains.slice(0, 5).join(', ');
   const more = domains.length > 5 ? `, … (+${domains.length - 5})` : '';
-  return `Adopted ${plan.adopted.length} website(s): exclude_params and passwords are assumed to match the manifest (recorded, not sent): ${shown}${more}`;
+  // Said of the plan, not of a result: a dry run adopts nothing.
+  return `Adopts ${plan.adopted.length} website(s) when applied: exclude_params and passwords are assumed to match the manifest (recorded, not sent): ${shown}${more}`;
+}
+
+/**
+ * Write-only fields left as the service holds them (not declared, never sent): said once per plan, in
+ * every format, so a reader knows they were neither compared nor wiped.
+ */
+export function keptWriteOnlyNote(plan: Plan): string | undefined {
+  const kept = Object.entries(plan.keptWriteOnly ?? {});
+  if (kept.length === 0) return undefined;
+  const fields = kept.map(([field, count]) => `${field} on ${count} website(s)`).join(', ');
+  return `Not declared and never sent by websites-sync, so left as the service holds them (it does not show them): ${fields}; declare a value in the manifest to set it`;
 }

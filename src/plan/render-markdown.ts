@@ -1,6 +1,12 @@
 import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
-import { adoptedNote, KEPT_PROTECTED, OBSERVED_NOTE, pendingText } from './render-lifecycle.js';
+import {
+  adoptedNote,
+  KEPT_PROTECTED,
+  keptWriteOnlyNote,
+  OBSERVED_NOTE,
+  pendingText,
+} from './render-lifecycle.js';
 import { preview, RESEND_NOTE, show, summaryLine } from './render-text.js';
 import {
   type Change,
@@ -219,5 +225,7 @@ function notes(plan: Plan): Block[] {
   const adopted = adoptedNote(plan);
   if (adopted) blocks.push(escapeMarkdown(adopted));
   blocks.push(...guardNotes(plan).map(escapeMarkdown));
+  const kept = keptWriteOnlyNote(plan);
+  if (kept) blocks.push(`${escapeMarkdown(kept)}.`);
   return blocks;
 }

@@ -4,6 +4,7 @@ import {
   adoptedNote,
   heldBackSummary,
   KEPT_PROTECTED,
+  keptWriteOnlyNote,
   OBSERVED_NOTE,
   pendingText,
 } from './render-lifecycle.js';
@@ -29,9 +30,15 @@ const COLORS = { create: 32, update: 33, delete: 31, risk: 31, dim: 2 } as const
 
 /** The first line of a plan with something to show, so a reader new to it knows the signs. */
 export const LEGEND = 'websites-sync will make these changes (+ create, ~ update in place, - delete):';
+/** The first line when the plan only holds things back: it makes no change. */
+export const HELD_LEGEND = 'websites-sync will make no change; it holds these back:';
 
-/** A field sent only because its current value cannot be known: not drift. */
-export const RESEND_NOTE = 'will be sent: not readable from the service';
+/**
+ * A declared write-only field sent because its current value cannot be known (no earlier send
+ * recorded): not drift, but it replaces whatever the service holds.
+ */
+export const RESEND_NOTE =
+  'will be sent, replacing a value the service does not show; --adopt records it instead';
 
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (code: number, text: string) => (options.color ? colored(code, text) : text);
@@ -39,7 +46,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
   for (const change of plan.changes)
     lines.push(...renderChange(change, paint, changeGuardNote(plan, change)));
   lines.push(...heldBack(plan, paint));
-  if (lines.length > 0) lines.unshift(LEGEND, '');
+  if (lines.length > 0) lines.unshift(plan.changes.length > 0 ? LEGEND : HELD_LEGEND, '');
   if (lines.length > 0 && plan.unchanged > 0) lines.push(paint(COLORS.dim, `(${unchangedHidden(plan)})`));
   if (lines.length > 0) lines.push('');
   // Warnings arrive formatted as `file:line:column: warning: …`; they are shown as they are.
@@ -54,6 +61,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   const adopted = adoptedNote(plan);
   if (adopted) lines.push(adopted);
   lines.push(...guardNotes(plan));
+  const kept = keptWriteOnlyNote(plan);
+  if (kept) lines.push(`Note: ${kept}.`);
   lines.push(summaryLine(plan));
   return `${lines.join('\n')}\n`;
 }
@@ -63,7 +72,9 @@ export function summaryLine(plan: Plan): string {
   const held = heldBackSummary(plan) + controlsNote(plan);
   if (plan.changes.length === 0) return `No changes. ${s.unchanged} website(s) match the manifest.${held}`;
   const resend =
-    s.resend > 0 ? ` (${s.resend} only to resend write-only fields the service does not return)` : '';
+    s.resend > 0
+      ? ` (${s.resend} only to send write-only fields the service does not show, replacing what it holds; --adopt records them instead)`
+      : '';
   return `Plan: ${s.create} to create, ${s.update} to update${resend}, ${s.delete} to delete, ${s.unchanged} unchanged.${held}`;
 }
 

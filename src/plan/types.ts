@@ -1,6 +1,7 @@
 import {
   hasControls,
   type PlanLimit,
+  type SettingField,
   type TrafficReading,
   type WebsiteId,
   type WebsiteWrite,
@@ -66,6 +67,11 @@ export interface CreateChange extends ChangeBase {
   ignoreFields?: readonly WritableField[];
   /** Beyond the account's plan limit (after the plan's deletes): not sent; apply reports it not created. */
   unfit?: true;
+  /**
+   * Settings the manifest does not declare: when a create turns into adopting a website found on the
+   * account, the write-only ones it does not show are left as the service holds them.
+   */
+  undeclared?: readonly SettingField[];
 }
 
 export interface UpdateChange extends ChangeBase {
@@ -156,6 +162,11 @@ export interface Plan {
   trafficWindowDays?: number;
   /** The account's plan limit and what the plan leaves, when it was asked for. */
   capacity?: Capacity;
+  /**
+   * Write-only fields (the service does not return them) that the manifest does not declare and
+   * websites-sync never sent, by field: left as the service holds them, how many websites each.
+   */
+  keptWriteOnly?: Partial<Record<SettingField, number>>;
 }
 
 export interface PlanSummary {

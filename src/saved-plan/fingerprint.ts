@@ -33,6 +33,8 @@ function websiteHash(website: DesiredWebsite): string {
     website.exclude_params,
     website.exclude_ips,
     website.password !== undefined,
+    // An undeclared write-only field is left alone, a declared one sent: they plan differently.
+    ...(website.undeclared ? [website.undeclared] : []),
   ]);
 }
 

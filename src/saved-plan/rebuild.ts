@@ -49,6 +49,7 @@ function toChange(op: SavedOperation, shown: JsonChange, website: DesiredWebsite
     ...base,
     ...(website?.protect ? { protect: true } : {}),
     ...(website?.ignoreFields?.length ? { ignoreFields: website.ignoreFields } : {}),
+    ...(website?.undeclared ? { undeclared: website.undeclared } : {}),
   };
 }
 

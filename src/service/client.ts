@@ -7,12 +7,13 @@ import {
   type WebsiteWrite,
   websiteKey,
 } from '../model/index.js';
+import { readRecord } from './answers.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import { readPlanLimit, readTraffic, type TrafficWindow } from './guard-reads.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
 import { LIST_PATH, listPages } from './paging.js';
-import { encodeWrite, parseRecord } from './records.js';
+import { encodeWrite } from './records.js';
 
 /**
  * What a plan decided from a listing: domains to create (the listing says absent) and ids to delete
@@ -161,7 +162,7 @@ export class HttpWebsiteService implements WebsiteService {
 
   async createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite> {
     const response = await this.#http.request('POST', LIST_PATH, { form: encodeWrite(write, domain) });
-    return this.#record('POST', LIST_PATH, response);
+    return this.#record('POST', LIST_PATH, response, `the new website ${domain}`);
   }
 
   async updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite> {
@@ -170,7 +171,7 @@ export class HttpWebsiteService implements WebsiteService {
     const response = await this.#afterServerError(id, 'PATCH', (retryStatusCodes) =>
       this.#http.request('PATCH', path, { form, ...(retryStatusCodes ? { retryStatusCodes } : {}) }),
     );
-    return this.#record('PATCH', path, response);
+    return this.#record('PATCH', path, response, `website ${id}`);
   }
 
   async deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'> {
@@ -223,7 +224,7 @@ export class HttpWebsiteService implements WebsiteService {
   async showWebsite(id: WebsiteId): Promise<RemoteWebsite | undefined> {
     const path = pathOf(id);
     try {
-      return this.#record('GET', path, await this.#http.request('GET', path));
+      return this.#record('GET', path, await this.#http.request('GET', path), `website ${id}`);
     } catch (error) {
       if (error instanceof ServiceError && error.status === 404) return undefined;
       throw error;
@@ -240,19 +241,23 @@ export class HttpWebsiteService implements WebsiteService {
     }
   }
 
-  #record(method: string, path: string, { status, body }: JsonResponse): RemoteWebsite {
+  /**
+   * The website an answer holds. A success the tool cannot use is an error of that status: for a
+   * store, an ambiguous one, so the caller looks the website up rather than storing it again.
+   */
+  #record(method: string, path: string, { status, body }: JsonResponse, what: string): RemoteWebsite {
+    const redact = this.#http.redact;
     const data = body && typeof body === 'object' && 'data' in body ? body.data : undefined;
-    const record = parseRecord(data);
-    if (!record) {
-      const excerpt = jsonExcerptOf(body, this.#http.redact);
-      throw new ServiceError(`${method} ${path}: unexpected answer ${status} without a website: ${excerpt}`, {
-        method,
-        path,
-        status,
-        excerpt,
-      });
-    }
-    return record;
+    const reading = data === undefined ? undefined : readRecord(data, redact);
+    if (reading && 'record' in reading) return reading.record;
+    const excerpt = jsonExcerptOf(body, redact);
+    const why = reading ? `a website it cannot use: ${reading.problem}` : `no website: ${excerpt}`;
+    throw new ServiceError(`${method} ${path}: the answer ${status} for ${redact(what)} holds ${why}`, {
+      method,
+      path,
+      status,
+      excerpt,
+    });
   }
 }
 

@@ -87,15 +87,3 @@ export function jsonExcerptOf(body: unknown, redact: Redact): string {
 function shorten(text: string): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
-
-/** Laravel's validation errors in an answer's body (`errors`: field → messages), as ServiceError keeps them. */
-export function fieldErrorsOf(body: unknown): Record<string, string[]> {
-  if (!body || typeof body !== 'object' || !('errors' in body)) return {};
-  const errors = body.errors;
-  if (!errors || typeof errors !== 'object') return {};
-  const out: Record<string, string[]> = {};
-  for (const [field, messages] of Object.entries(errors)) {
-    out[field] = Array.isArray(messages) ? messages.map(String) : [String(messages)];
-  }
-  return out;
-}

@@ -1,9 +1,10 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
 import { isLoopbackHost, shownUrl } from '../model/index.js';
+import { readErrorBody } from './answers.js';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
 import type { RateBudget } from './budget.js';
-import { AuthError, excerptOf, fieldErrorsOf, type Redact, ServiceError } from './errors.js';
+import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
 import { KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
 import {
@@ -92,6 +93,7 @@ export class HttpTransport {
     const agentOptions = {
       ...(options.connections ? { connections: options.connections } : {}),
       connect: { timeout: options.timeoutMs },
+      allowH2: false, // HTTP/1.1, as the simulator and tests speak it (the bundle leaves HTTP/2 out).
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       // An endless body is cut off instead of buffered without limit (a page of 100 websites is ~50 KB).
@@ -239,7 +241,7 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
   const body = parseJson(text);
   const where = { method, path, status };
   if (status === 401 || status === 403) {
-    const said = messageOf(body);
+    const said = readErrorBody(body).message;
     throw new AuthError(
       `${base} refused the API key (${status}${said ? ` ${said}` : ''}). Check WEBSITES_SYNC_API_KEY or --api-key-file.`,
       { ...where, serviceMessage: said },
@@ -254,11 +256,11 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
     });
   }
   if (status >= 400) {
-    const message = messageOf(body);
+    const { message, fieldErrors } = readErrorBody(body);
     throw new ServiceError(`${method} ${path}: ${status} ${message ?? 'error'}`, {
       ...where,
       serviceMessage: message,
-      fieldErrors: fieldErrorsOf(body),
+      fieldErrors,
     });
   }
   return { status, body };
@@ -270,13 +272,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function messageOf(body: unknown): string | undefined {
-  if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') {
-    return body.message;
-  }
-  return undefined;
 }
 
 /** The largest answer read; anything longer is hostile or broken. */

@@ -8,7 +8,9 @@ import { listPages, type Page } from './paging.js';
 // record we had not reached yet onto a page already read (we would miss it and plan a create), and an
 // insertion moves one onto a page read later (we would see it twice). Each such move leaves a trace
 // that costs no request to check: totals that change between pages, a count that disagrees with the
-// total, an id on two pages, or one domain under two ids (domains are unique on the service).
+// total, or an id on two pages. Records are told apart by id alone: two ids under one name are not a
+// trace of an edit but records the service holds separately (`Shop.example.com` stored before the
+// service lower-cased names, beside `shop.example.com`), which the plan keeps as twins (matching.ts).
 
 export interface Listing {
   records: RemoteWebsite[];
@@ -26,20 +28,13 @@ export async function readListing(http: HttpTransport, limit: LimitFunction): Pr
 
 export function checkPages(pages: readonly Page[]): Listing {
   const byId = new Map<WebsiteId, RemoteWebsite>();
-  const idByDomain = new Map<string, WebsiteId>();
   const totals = new Set<number>();
   let problem: string | undefined;
   for (const page of pages) {
     if (page.total !== undefined) totals.add(page.total);
     for (const record of page.records) {
       if (byId.has(record.id)) problem ??= `website ${record.id} appeared on two pages`;
-      const domain = record.domain.toLowerCase();
-      const other = idByDomain.get(domain);
-      if (other !== undefined && other !== record.id) {
-        problem ??= `${record.domain} appeared as website ${other} and ${record.id}`;
-      }
       byId.set(record.id, record);
-      idByDomain.set(domain, record.id);
     }
   }
   const records = [...byId.values()];

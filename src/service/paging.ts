@@ -1,9 +1,9 @@
 import type { LimitFunction } from 'p-limit';
 import type { RemoteWebsite } from '../model/index.js';
+import { readRecord } from './answers.js';
 import { jsonExcerptOf, type Redact, ServiceError } from './errors.js';
 import type { HttpTransport } from './http.js';
 import { LIST_PATH, type Page, PageGuard, PER_PAGE } from './page-checks.js';
-import { parseRecord } from './records.js';
 
 // The list endpoint answers either a Laravel resource collection (`meta` + `links`) or the plain
 // paginator (the same keys at the top level). Both are read into one Page.
@@ -34,8 +34,9 @@ export function parsePage(
   const next = links.next ?? b.next_page_url;
   const records: RemoteWebsite[] = [];
   for (const raw of b.data) {
-    const record = parseRecord(raw);
-    if (record) records.push(record);
+    const reading = readRecord(raw, redact);
+    if ('problem' in reading) throw unusableWebsite(requested, status, reading.problem);
+    records.push(reading.record);
   }
   return {
     page: toInt(meta.current_page) ?? requested,
@@ -45,6 +46,14 @@ export function parsePage(
     perPage: toInt(meta.per_page),
     hasNext: typeof next === 'string' && next !== '',
   };
+}
+
+/** A website of the list the tool cannot use: never skipped, or the listing would look edited meanwhile. */
+function unusableWebsite(page: number, status: number, problem: string): ServiceError {
+  return new ServiceError(
+    `GET ${LIST_PATH} (page ${page}): the answer holds a website websites-sync cannot use: ${problem}; nothing was planned from it`,
+    { method: 'GET', path: LIST_PATH, status },
+  );
 }
 
 function toInt(value: unknown): number | undefined {

@@ -20,7 +20,12 @@ export type FaultKind =
    * before, saying it is page 1 of 3 (`current_page: 1`, `total` three pages) and linking a next
    * page, whatever page was asked for. Other requests are handled normally.
    */
-  | 'stuck-page';
+  | 'stuck-page'
+  /**
+   * The request takes effect as usual, then is answered with `givenBody` under its usual status: a
+   * service (or a proxy) that answers with values of unexpected types (`"exclude_ips": {"toString": 1}`).
+   */
+  | 'given-body';
 
 /** How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, or a 200 without the data. */
 export type EndpointFault = 404 | 500 | 'unreadable';
@@ -52,6 +57,8 @@ export interface FaultOptions {
   latencyMs?: number;
   /** Extra delay, uniform in [0, latencyJitterMs), added to `latencyMs`. */
   latencyJitterMs?: number;
+  /** The body a `given-body` fault answers (JSON). */
+  givenBody?: unknown;
   /** Every list request suffers `stuck-page` (unless a script or a random draw decides otherwise). */
   stuckPaging?: boolean;
   /**
@@ -85,6 +92,8 @@ export interface FaultDecision {
   retryAfterSeconds: number;
   /** For `stuck-page`: how many stuck pages were answered before this one (new websites each time). */
   stuckPages: number;
+  /** For `given-body`: the body to answer. */
+  givenBody: unknown;
 }
 
 /** The guards' reads, whose faults are their own (see FaultInjector.quiet). */
@@ -144,6 +153,7 @@ export class FaultInjector {
   #random: () => number = createPrng(1);
   #script: Array<FaultKind | 'none'> = [];
   #stuckPages = 0;
+  #accepted = 0;
 
   constructor(options: FaultOptions = {}) {
     this.set(options);
@@ -160,6 +170,15 @@ export class FaultInjector {
     this.#options = next;
     if ('seed' in partial) this.#random = createPrng(partial.seed ?? 1);
     if (partial.script !== undefined) this.#script = [...partial.script];
+  }
+
+  /**
+   * Called for each API request the key was accepted for: true once, at the `rotateKeyAfter`-th (the
+   * key is then regenerated, as in the service's web UI, which ends the old one at once).
+   */
+  keyRotationDue(): boolean {
+    const after = this.#options.rotateKeyAfter;
+    return after !== undefined && ++this.#accepted === after;
   }
 
   /** The decision for a request to this path (see `quiet`). */
@@ -182,6 +201,7 @@ export class FaultInjector {
       hangMs: undefined,
       retryAfterSeconds: 1,
       stuckPages: this.#stuckPages,
+      givenBody: undefined,
     };
   }
 
@@ -207,6 +227,7 @@ export class FaultInjector {
       hangMs: o.hangMs,
       retryAfterSeconds: Math.max(1, Math.ceil(o.throttleRetryAfterSeconds ?? 1)),
       stuckPages: kind === 'stuck-page' ? this.#stuckPages++ : this.#stuckPages,
+      givenBody: o.givenBody,
     };
   }
 }

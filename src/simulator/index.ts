@@ -38,7 +38,7 @@ export {
  */
 const WEB_UI_DEFAULTS = { privacy: 1, email: false } as const;
 
-function seedForm({ visitors_last_30d: _visitors, ...seed }: SeedWebsite) {
+function seedForm(seed: SeedWebsite) {
   return applyInputMiddleware(seedToForm({ ...WEB_UI_DEFAULTS, ...seed }));
 }
 
@@ -72,7 +72,10 @@ export interface SimulatorOptions {
   missingUpdateStatus?: 404 | 500;
   /** Domains held by other accounts of the service (stores of them answer 422 "taken"). */
   takenDomains?: string[];
-  /** The account's websites at start, stored in order (ids 1, 2, …) through the service's rules. */
+  /**
+   * The account's websites at start, stored in order (ids 1, 2, …) through the service's rules, or
+   * exactly as given when a seed says `stored_as_written` (as `insertStored`).
+   */
   websites?: SeedWebsite[];
   /** Default: no limit, and no `X-RateLimit-*` headers. */
   rateLimit?: RateLimitOptions;
@@ -147,7 +150,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const traffic = new TrafficStore();
   for (const seed of options.websites ?? []) {
-    seedTraffic(traffic, seed, unwrap(store.store(seedForm(seed))), now());
+    const asStored = seed.stored_as_written === true;
+    seedTraffic(traffic, seed, unwrap(store.store(seedForm(seed), { asStored })), now());
   }
   const apiKey = options.apiKey ?? 'test-key';
   const faults = new FaultInjector(options.faults);

@@ -83,8 +83,6 @@ export class SimulatorHandler {
   readonly #config: HandlerConfig;
   readonly #closing = new AbortController();
   readonly #timers = new Set<NodeJS.Timeout>();
-  /** API requests the current key was accepted for (the `rotateKeyAfter` fault counts them). */
-  #accepted = 0;
 
   constructor(config: HandlerConfig) {
     this.#config = config;
@@ -97,7 +95,6 @@ export class SimulatorHandler {
 
   set apiKey(key: string) {
     this.#config.apiKey = key;
-    this.#accepted = 0;
   }
 
   /** Stops delayed and hung requests so the server can close at once. */
@@ -156,17 +153,11 @@ export class SimulatorHandler {
       if (ex.json) return this.#json(ex, 401, { message: 'Unauthenticated.' });
       return this.#redirect(ex, `${ex.url.origin}/login`);
     }
-    this.#rotateWhenDue();
+    if (this.#config.faults.keyRotationDue()) this.apiKey = `${this.apiKey}-rotated`;
     const rate = this.limiter?.hit(this.#config.apiKey);
     const headers = rate?.headers ?? {};
     if (rate && !rate.allowed) return this.#exception(ex, 429, 'Too Many Attempts.', headers);
     this.#dispatch(ex, route.name, route.id, fault, headers);
-  }
-
-  /** The `rotateKeyAfter` fault: the key is regenerated in the web UI, which ends the old one at once. */
-  #rotateWhenDue(): void {
-    const after = this.#config.faults.options.rotateKeyAfter;
-    if (after !== undefined && ++this.#accepted === after) this.apiKey = `${this.apiKey}-rotated`;
   }
 
   #dispatch(
@@ -191,6 +182,8 @@ export class SimulatorHandler {
     );
     if (fault.kind === 'reset-after-commit' && result.committed && (name === 'store' || name === 'update')) {
       this.#reset(ex, 'reset-after-commit');
+    } else if (fault.kind === 'given-body') {
+      this.#json(ex, result.status, fault.givenBody, headers);
     } else if (result.fieldErrors && !ex.json) {
       // Laravel answers a failed validation of a non-JSON request by redirecting back.
       this.#redirect(ex, ex.req.headers.referer ?? `${ex.url.origin}/`, headers);

@@ -24,7 +24,10 @@ const KEY = 'action-e2e-api-key-5d1c';
 const TOKEN = 'ghs_action-e2e-token-77aa';
 const PASSWORD = 'action-e2e-password-91be';
 const SEED: SeedWebsite[] = [{ domain: 'keep.example.com' }, { domain: 'edit.example.com' }];
-const MAIN = 'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: edit.example.com\n';
+// keep.example.com declares a write-only field: the first apply sends it, so the state (and its branch)
+// exists from the first converged run on.
+const MAIN =
+  'version: 1\nwebsites:\n  - domain: keep.example.com\n    exclude_params: [utm_source]\n  - domain: edit.example.com\n';
 const WITH_SHOP = `${MAIN}  - domain: shop.example.com\n    privacy: password\n    password: \${SHOP_PASSWORD}\n`;
 const WITH_BLOG = `${WITH_SHOP}  - domain: blog.example.com\n`;
 

@@ -27,7 +27,7 @@ describe('export options', () => {
       // -o means a format everywhere: a file name there is not silently written as a file.
       argv: ['export', '-o', 'websites.yaml'],
       message:
-        /export -o: "websites\.yaml" is not a format; export writes yaml\. To write it to a file: --out websites\.yaml/,
+        /export -o: "websites\.yaml" is not a format; export writes yaml only .* To write the manifest to a file: --out websites\.yaml/,
     },
     { argv: ['export', 'now'], message: /unknown command "now"/ },
   ])('rejects $argv', ({ argv, message }) => {

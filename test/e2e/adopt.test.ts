@@ -49,7 +49,7 @@ describe('--once --adopt', () => {
       ...Array(3).fill('/api/v1/websites'),
     ]);
     expect(run.stdout).toContain(
-      'Adopted 250 website(s): exclude_params and passwords are assumed to match the manifest (recorded, not sent)',
+      'Adopts 250 website(s) when applied: exclude_params and passwords are assumed to match the manifest (recorded, not sent)',
     );
     const state = JSON.parse(await readFile(env.WEBSITES_SYNC_STATE_FILE as string, 'utf8'));
     expect(Object.keys(state.websites)).toHaveLength(250);
@@ -84,7 +84,9 @@ describe('--once --adopt', () => {
   it('is never the default, and only for a one-off --once run', async () => {
     await start(1);
     const plain = await runCli(['--once', '--dry-run'], env);
-    expect(plain.stdout).toContain('exclude_params: [ref]  (will be sent: not readable from the service)');
+    expect(plain.stdout).toContain(
+      'exclude_params: [ref]  (will be sent, replacing a value the service does not show; --adopt records it instead)',
+    );
     for (const args of [
       ['--adopt'],
       ['--once', '--adopt', '--plan', 'x.json'],

@@ -127,7 +127,7 @@ describe('export --out', () => {
     for (const flag of ['-o', '--output']) {
       const run = await runCli(['export', flag, 'json'], env);
       expect(run.stderr).toBe(
-        `websites-sync: export ${flag}: "json" is not a format; export writes yaml. To write it to a file: --out json\n`,
+        `websites-sync: export ${flag}: "json" is not a format; export writes yaml only (text, json and markdown are formats of a run's plan). To write the manifest to a file: --out FILE\n`,
       );
     }
   });

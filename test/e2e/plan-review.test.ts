@@ -16,8 +16,10 @@ const SEED: SeedWebsite[] = [
   { domain: 'edit.example.com' },
   { domain: 'old.example.com' },
 ];
+// exclude_params declared once, so the converging run sends it and the state file records it: the
+// reviewed manifest (which leaves it out) then plans only real changes.
 const CONVERGED =
-  'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: edit.example.com\n  - domain: old.example.com\n';
+  'version: 1\ndefaults:\n  exclude_params: []\nwebsites:\n  - domain: keep.example.com\n  - domain: edit.example.com\n  - domain: old.example.com\n';
 const REVIEWED = `version: 1
 prune: true
 websites:
@@ -301,11 +303,13 @@ describe('--output markdown', () => {
     expect(lines.slice(0, 3)).toEqual([
       '### websites-sync plan',
       '',
-      '**Plan: 1 to create, 2 to update (1 only to resend write-only fields the service does not return), 1 to delete, 0 unchanged.**',
+      // keep.example.com: exclude_params never declared nor sent, so left as the service holds it.
+      '**Plan: 1 to create, 1 to update, 1 to delete, 1 unchanged.**',
     ]);
+    expect(result.stdout).toContain('exclude\\_params on 2 website(s)');
     expect(lines.filter((l) => l.startsWith('#### '))).toEqual([
       '#### Delete (1)',
-      '#### Update (2)',
+      '#### Update (1)',
       '#### Create (1)',
     ]);
     expect(result.stdout).toContain('> **Risky changes (1)**');
@@ -352,9 +356,11 @@ describe('websites-sync export', () => {
     expect(plan.code, plan.stderr).toBe(0);
     const json = JSON.parse(plan.stdout);
     expect(json.summary).toMatchObject({ create: 0, delete: 0 });
-    // Readable settings round-trip exactly: only what the service cannot show is (re)sent.
+    // Readable settings round-trip exactly: only the password the file declares is (re)sent;
+    // exclude_params, which export cannot write, is left as the service holds it and said so.
     const fields = new Set(json.changes.flatMap((c: { fields: object }) => Object.keys(c.fields)));
-    expect([...fields].sort()).toEqual(['exclude_params', 'password']);
+    expect([...fields].sort()).toEqual(['password']);
+    expect(json.write_only_kept).toEqual({ exclude_params: 4 });
     expect(writes()).toEqual([]);
   });
 

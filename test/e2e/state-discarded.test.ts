@@ -16,7 +16,8 @@ let statePath: string;
 const PROTECTED =
   'version: 1\nprune: true\nwebsites:\n  - domain: p1.example.com\n    protect: true\n  - domain: p2.example.com\n';
 const REMOVED = 'version: 1\nprune: true\nwebsites:\n  - domain: p2.example.com\n';
-const NO_PRUNE = 'version: 1\nwebsites:\n  - domain: p2.example.com\n';
+// Declares exclude_params, so the run sends it and writes a state file of its own.
+const NO_PRUNE = 'version: 1\nwebsites:\n  - domain: p2.example.com\n    exclude_params: [ref]\n';
 
 beforeEach(async () => {
   simulator = await startSimulator({});

@@ -81,7 +81,12 @@ describe('the default state file, wherever the run starts', () => {
   });
 
   it('a --state-file given is relative to the current directory, as before', async () => {
-    await writeFile(join(acct(), 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
+    // exclude_params declared, so the run sends it and has a fingerprint to record (issue 19 §10: an
+    // undeclared one is left alone, and a run that sends nothing has nothing to save).
+    await writeFile(
+      join(acct(), 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: keep.example.com\n    exclude_params: []\n',
+    );
     const run = await runCli(['--once', '-f', 'acct/websites.yaml', '--state-file', 'here.json'], env, root);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(root, 'here.json'))).toBe(true);

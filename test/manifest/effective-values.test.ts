@@ -6,9 +6,31 @@ import { parseLines } from './helpers.js';
 function settingsOf(lines: string[]): WebsiteSettings & { password?: string } {
   const result = parseLines(lines, { PW: 'from-env' });
   expect(result.problems.filter((p) => p.severity === 'error')).toEqual([]);
-  const { domain: _domain, location: _location, ...settings } = result.desired!.websites[0]!;
+  const {
+    domain: _domain,
+    location: _location,
+    undeclared: _undeclared,
+    ...settings
+  } = result.desired!.websites[0]!;
   return settings;
 }
+
+// Issue 19 §10: what the manifest leaves to the service's default is known, so a write-only field
+// the manifest never declared (and websites-sync never sent) is not sent as that default.
+describe('undeclared settings', () => {
+  it('lists what neither the entry nor defaults write', () => {
+    const undeclared = (defaults: string[], own: string[]) =>
+      parseLines(manifest(defaults, own)).desired!.websites[0]!.undeclared;
+    expect(undeclared([], [])).toEqual(['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips']);
+    expect(undeclared(['exclude_params: []'], ['privacy: public', 'email: true'])).toEqual([
+      'exclude_bots',
+      'exclude_ips',
+    ]);
+    expect(
+      undeclared(['exclude_bots: true'], ['privacy: 1', 'email: 0', 'exclude_params: x', 'exclude_ips: []']),
+    ).toBeUndefined();
+  });
+});
 
 const manifest = (defaults: string[], own: string[]): string[] => [
   'version: 1',

@@ -127,7 +127,7 @@ describe('renderMarkdown', () => {
       prune: false,
     });
     expect(renderMarkdown(unreadable)).toContain(
-      '| a.example.com | 1 | exclude_params: `[utm_source]` _(will be sent: not readable from the service)_ |  |',
+      '| a.example.com | 1 | exclude_params: `[utm_source]` _(will be sent, replacing a value the service does not show; --adopt records it instead)_ |  |',
     );
   });
 

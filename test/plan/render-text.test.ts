@@ -30,7 +30,7 @@ describe('renderText', () => {
       '    exclude_bots: true',
       '~ a.example.com (id 1)',
       '    privacy: private → public',
-      '    exclude_params: []  (will be sent: not readable from the service)',
+      '    exclude_params: []  (will be sent, replacing a value the service does not show; --adopt records it instead)',
       '    ! STATISTICS BECOME PUBLIC',
       '+ shop.example.com',
       '    privacy: password',
@@ -92,11 +92,25 @@ describe('renderText: a plan an operator can read (issue 12 §3)', () => {
     });
     const text = renderText(plan, { color: false });
     expect(text).toContain(
-      '~ a.example.com (id 1)\n    exclude_params: []  (will be sent: not readable from the service)\n',
+      '~ a.example.com (id 1)\n    exclude_params: []  (will be sent, replacing a value the service does not show; --adopt records it instead)\n',
     );
     expect(text).toContain(
-      'Plan: 0 to create, 2 to update (1 only to resend write-only fields the service does not return), 0 to delete, 0 unchanged.',
+      'Plan: 0 to create, 2 to update (1 only to send write-only fields the service does not show, replacing what it holds; --adopt records them instead), 0 to delete, 0 unchanged.',
     );
     expect(text).not.toContain('(not readable from the service) →');
+  });
+
+  it('a plan that only holds a protected website back does not announce changes (issue 23 §4)', () => {
+    const plan = computePlan({
+      desired: desiredState([desiredSite('a.example.com')]),
+      current: [remoteSite(1, 'a.example.com', { exclude_params: [] })],
+      state: emptyState('https://stats.example.com'),
+      prune: true,
+    });
+    plan.protected.push('kept.example.com');
+    const text = renderText(plan, { color: false });
+    expect(text).not.toContain('will make these changes');
+    expect(text).toContain('websites-sync will make no change; it holds these back:');
+    expect(text).toContain('No changes.');
   });
 });

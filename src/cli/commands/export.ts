@@ -37,13 +37,18 @@ export async function runExport(config: Config, io: Io): Promise<number> {
       io.stderr.write(`Wrote ${schemaFile}: the editor schema its first line points at.\n`);
     }
   }
-  const variables = Object.values(exported.passwordVariables);
-  if (variables.length > 0) {
-    io.stderr.write(
-      `Password-protected websites read their password from: ${variables.join(', ')}; set them before planning.\n`,
-    );
-  }
+  const note = passwordNote(Object.values(exported.passwordVariables));
+  if (note) io.stderr.write(note);
   return EXIT.ok;
+}
+
+/** Which variables to set: named when they are few; counted, with where to find them, when many. */
+function passwordNote(variables: readonly string[]): string | undefined {
+  if (variables.length === 0) return undefined;
+  if (variables.length <= 3) {
+    return `Password-protected websites read their password from: ${variables.join(', ')}; set them before planning.\n`;
+  }
+  return `${variables.length} password-protected websites read their password from a variable each (${variables.slice(0, 2).join(', ')}, …), named in the manifest beside the website; set them before planning.\n`;
 }
 
 /** An existing file is usually the manifest in use: it is replaced only when asked. */

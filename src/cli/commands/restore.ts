@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import { type BackupEntry, backupPathFor, checkBackupPath, readBackups } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
 import {
@@ -97,9 +98,12 @@ function unreadableWarning(path: string, lines: readonly number[]): string {
 /** The backup file, or an error naming what chose it: its option or variable, or the state file's place. */
 async function readBackupFile(path: string, config: Config) {
   try {
+    // readBackups takes a missing file as an empty one (nothing deleted yet); here that is no answer.
+    await access(path);
     return await readBackups(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(noBackupFile(path, config));
     const why = code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
     throw new UsageError(
       config.backupFile
@@ -107,4 +111,9 @@ async function readBackupFile(path: string, config: Config) {
         : `the backup file ${path} (beside the state file) ${why}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a file`,
     );
   }
+}
+
+function noBackupFile(path: string, config: Config): string {
+  const chosen = config.backupFile ? `${config.sources['backup-file']}: ` : 'restore: ';
+  return `${chosen}there is no backup file at ${path}: no website has been deleted with ${config.backupFile ? 'it' : 'this state file'} yet (a backup is written before each delete), or the file is elsewhere: set --backup-file (WEBSITES_SYNC_BACKUP_FILE)`;
 }

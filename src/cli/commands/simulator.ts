@@ -30,8 +30,10 @@ Options:
   --host H                    address to bind (default 127.0.0.1)
   --api-key KEY               the accepted API key (default $SIMULATOR_API_KEY, else test-key)
   --seed-file PATH            websites to start with: a JSON or YAML list of
-                              {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password,
-                              visitors_last_30d} (visitors_last_30d: traffic /api/v1/stats/{id} reports)
+                              {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password};
+                              stored_as_written: true keeps the domain exactly as given
+                              (a record stored before the service lower-cased names);
+                              visitors_last_30d: the traffic /api/v1/stats/{id} reports
   --latency MS                delay added to every API answer
   --rate-limit N/SECONDS      throttle to N requests per SECONDS per key (e.g. 60/60)
   --list-shape SHAPE          resource (default) or paginator
