@@ -1,6 +1,7 @@
 // `npm run bench`: every scenario against the simulator, each process on its own, then the table on
 // stdout and in docs/benchmarks.md. `--quick` runs small sizes (to try the harness; writes nothing);
-// `--only=latency,rate,large,daemon,compare,features` picks scenarios (start-up always runs).
+// `--only=latency,rate,large,daemon,compare,features` picks scenarios (start-up always runs);
+// `--only=features --row=ID` measures one feature row (e.g. `state-backends`).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,9 @@ import {
   startLargeSim,
 } from './lib/scenarios-sync.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, only: { type: 'string' }, row: { type: 'string' } },
+});
 const quick = values.quick ?? false;
 const only = new Set((values.only ?? 'latency,rate,large,daemon,compare,features').split(','));
 const output = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -66,7 +69,7 @@ try {
     );
   }
   if (only.has('features'))
-    results.features = await step('rows of features being built', () => featureRows(dir));
+    results.features = await step('rows of features being built', () => featureRows(dir, values.row));
   if (large) {
     results.large = await step('100,000 websites', () => largeScenario(dir, results.startup, large));
   }

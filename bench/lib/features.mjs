@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { cliCommand } from './processes.mjs';
 import { killScenario } from './scenarios-kill.mjs';
 import { adoptScenario, manifestEditScenario, neighbourScenario } from './scenarios-rate.mjs';
+import { stateBackendScenario } from './scenarios-state.mjs';
 
 /** Whether `websites-sync --help` documents an option (the feature's switch is in the build). */
 async function hasOption(option) {
@@ -50,15 +51,22 @@ export const FEATURE_ROWS = [
     present: () => hasOption('--adopt'),
     measure: (dir) => adoptScenario(dir),
   },
+  {
+    id: 'state-backends',
+    name: "Converged runs of 10,000 websites, state in a file and in PostgreSQL: each run's time and the state's share of it",
+    target: "the state a small share of a run's time with either backend",
+    present: () => hasOption('--state-url-file'),
+    measure: (dir) => stateBackendScenario(dir),
+  },
 ];
 
 /**
  * Each feature row: "not measured: feature missing" while its feature is not in the build; a feature
  * that is there but whose scenario the benchmark does not drive yet says that instead.
  */
-export async function featureRows(dir) {
+export async function featureRows(dir, only = undefined) {
   const rows = [];
-  for (const row of FEATURE_ROWS) {
+  for (const row of FEATURE_ROWS.filter((r) => only === undefined || r.id === only)) {
     const base = { id: row.id, name: row.name, target: row.target };
     if (!(await row.present())) {
       rows.push({ ...base, status: 'not measured: feature missing' });

@@ -5,6 +5,7 @@ import {
   type Io,
   loadOrExit,
   notifyRun,
+  openStoreFromConfig,
   renderReport,
   VERSION,
 } from '../cli/index.js';
@@ -41,6 +42,8 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
   const { desired, warnings } = await loadOrExit(config.manifest, io);
   const logger = commandLogger(config, io, false);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
+  // The state where the options say (a file, or PostgreSQL), as the CLI opens it.
+  const store = await openStoreFromConfig(config, io, { baseUrl: client.baseUrl, logger });
   try {
     const prune = config.prune || desired.prune;
     const result = await reconcile({
@@ -50,6 +53,7 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       baseUrl: client.baseUrl,
       secret: client.secret,
       ...config.run,
+      state: store,
       prune,
       logger,
       onApply: () => client.budget.use(1),
@@ -88,6 +92,7 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       json: io.redactor.showJson(renderReport(report, 'json', false)),
     };
   } finally {
+    await store.close();
     await client.close();
   }
 }

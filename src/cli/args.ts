@@ -12,6 +12,7 @@ import {
   type OptionSpec,
   optionValue,
 } from './options.js';
+import { refuseUrlPassword, stateAction } from './state-args.js';
 import { checkDefaultStatePath, defaultStatePath } from './state-default.js';
 
 // Options: command line first, then WEBSITES_SYNC_* environment variables, then defaults; every option
@@ -29,6 +30,18 @@ export interface Config {
   /** `--api-key-file` / WEBSITES_SYNC_API_KEY_FILE; it wins over WEBSITES_SYNC_API_KEY. */
   apiKeyFile: string | undefined;
   stateFile: string;
+  /**
+   * Where the state lives: `--state` (a path or a postgres:// URL, which holds a password: never print
+   * it), else `--state-file`. `--state-url-file` (read when the store is opened) wins over both.
+   */
+  state: string;
+  /** `--state-url-file`: the postgres:// URL, read from this file. */
+  stateUrlFile: string | undefined;
+  /** `state show` / `state migrate`. */
+  stateAction: 'show' | 'migrate' | undefined;
+  /** `state migrate --from` / `--to`; undefined: the --state location. */
+  from: string | undefined;
+  to: string | undefined;
   /** `--backup-file`: the deleted websites' settings; default beside the state file. */
   backupFile: string | undefined;
   /** `--notify-url`: webhook for events (checked: https, or http to loopback only). */
@@ -37,6 +50,8 @@ export interface Config {
   domains: string[];
   concurrency: number;
   intervalMs: number;
+  /** `--leader-poll`: a standby's tries to take over; a leader's heartbeat. */
+  leaderPollMs: number;
   once: boolean;
   dryRun: boolean;
   prune: boolean;
@@ -104,6 +119,8 @@ function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   if (values.help) return { ...resolve('help', {}, {}), helpFor: command };
   if (values.version) return resolve('version', {}, {});
   if (command === 'restore') return { ...resolve(command, values, env, typed), domains: positionals };
+  if (command === 'state')
+    return { ...resolve(command, values, env, typed), stateAction: stateAction(positionals) };
   if (positionals.length > 0) throw new UsageError(explainStrayWord(command, positionals[0] ?? ''));
   const config = resolve(command, values, env, typed);
   if (config.withSchema && config.outputFile === undefined) {
@@ -182,9 +199,11 @@ function resolveFlat(
   exported: Pick<Config, 'outputFile' | 'withSchema'>,
 ): Omit<Config, 'run' | 'connection' | 'apiKey'> {
   const value = <T>(name: OptionName) => values[name] as T;
+  refuseUrlPassword(values, sources);
   const given = value<string | undefined>('state-file') || undefined;
   const stateFile = given ?? defaultStatePath(value<string>('manifest'));
-  if (given === undefined) checkDefaultStatePath(stateFile, command);
+  const elsewhere = value<string | undefined>('state') || value<string | undefined>('state-url-file');
+  if (given === undefined && !elsewhere) checkDefaultStatePath(stateFile, command);
   const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`${sources.output}: "${output}" is not a format; use text, json or markdown`);
@@ -195,11 +214,17 @@ function resolveFlat(
     baseUrl: value<string | undefined>('base-url') || undefined,
     apiKeyFile: value<string | undefined>('api-key-file') || undefined,
     stateFile,
+    state: value<string | undefined>('state') || stateFile,
+    stateUrlFile: value<string | undefined>('state-url-file') || undefined,
+    stateAction: undefined,
+    from: value<string | undefined>('from') || undefined,
+    to: value<string | undefined>('to') || undefined,
     backupFile: value<string | undefined>('backup-file') || undefined,
     notifyUrl: value<string | undefined>('notify-url'),
     domains: [],
     concurrency: value<number>('concurrency'),
     intervalMs: value<number>('interval'),
+    leaderPollMs: value<number>('leader-poll'),
     once: value<boolean>('once'),
     dryRun: value<boolean>('dry-run'),
     prune: value<boolean>('prune'),
@@ -230,8 +255,6 @@ function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
   return {
     ...config,
     run: {
-      statePath: config.stateFile,
-      ...(config.backupFile ? { backupPath: config.backupFile } : {}),
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,
       ...(config.trafficWindowDays === undefined ? {} : { trafficWindowDays: config.trafficWindowDays }),
@@ -257,9 +280,11 @@ function refuseContradictions(v: Given): void {
       '--detailed-exitcode: only with --dry-run (it reports pending changes; an apply has none left)',
     );
   }
-  const daemonOnly = [v.listen !== undefined && '--listen', v.interval !== undefined && '--interval'].filter(
-    Boolean,
-  );
+  const daemonOnly = [
+    v.listen !== undefined && '--listen',
+    v.interval !== undefined && '--interval',
+    v['leader-poll'] !== undefined && '--leader-poll',
+  ].filter(Boolean);
   if (v.once && daemonOnly.length > 0) {
     throw new UsageError(
       `${daemonOnly.join(', ')}: only for the daemon; --once runs once and serves nothing`,

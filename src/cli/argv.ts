@@ -13,11 +13,12 @@ export type Command =
   | 'export'
   | 'restore'
   | 'schema'
+  | 'state'
   | 'simulator'
   | 'help'
   | 'version';
 
-export const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'simulator']);
+export const COMMANDS = new Set(['validate', 'export', 'restore', 'schema', 'state', 'simulator']);
 
 const entries = Object.entries(OPTION_TABLE) as Array<[string, OptionSpec]>;
 

@@ -14,6 +14,7 @@ export const DURATION_BOUNDS = {
   '--interval': { minMs: 1_000, maxMs: 7 * 86_400_000 },
   '--timeout': { minMs: 100, maxMs: 600_000 },
   '--rate-window': { minMs: 1_000, maxMs: 86_400_000 },
+  '--leader-poll': { minMs: 200, maxMs: 300_000 },
   // The manifest's delete_delay has the same range (the manifest checks it).
   '--delete-delay': DELETE_DELAY_RANGE,
 } as const satisfies Record<string, DurationBounds>;

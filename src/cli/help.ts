@@ -55,6 +55,9 @@ Usage:
                                       file (settings only: statistics are not restorable)
   websites-sync schema                print the manifest's JSON Schema, for editors:
                                       websites-sync schema > websites.schema.json
+  websites-sync state show           who holds the state's lock, protections, pending deletes
+  websites-sync state migrate --from PATH|URL --to PATH|URL
+                                      copy a state and its backups between a file and PostgreSQL
   websites-sync simulator [--port N]  run the local simulator of the service (see --help there)
 
 Options:
@@ -108,6 +111,16 @@ Prints manifest entries (valid for validate) for deleted websites, from the late
 the backup file; all of them without DOMAIN. Only settings come back: statistics are not restorable.
 
 ${optionsHelp('restore')}`,
+  state: `websites-sync state show | state migrate --from PATH|URL --to PATH|URL [--force]
+
+show: for a state file or a PostgreSQL state, who holds the lock (and which daemon leads), which
+websites are protected, and which deletes are pending and since when.
+
+migrate: copies a state and the backups of deleted websites from a file into PostgreSQL or back,
+losing nothing (fingerprints stay valid). A target that holds anything is replaced only with --force.
+Either side left out is the --state location. See docs/guides/postgres-state.md.
+
+${optionsHelp('state')}`,
 };
 
 export function helpFor(command: string | undefined): string {

@@ -11,4 +11,5 @@ export { commandLogger } from './logger.js';
 export { notifyRun } from './notify-run.js';
 export { OPTION_TABLE, type OptionName } from './options.js';
 export { renderReport } from './output.js';
+export { openStoreFromConfig } from './state-store.js';
 export { VERSION } from './version.js';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../notify/index.js';
 import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
+import { isPostgresUrl } from '../state/index.js';
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 
@@ -16,16 +17,17 @@ export async function notifyRun(
   result: ReconcileResult,
 ): Promise<void> {
   if (!config.notifyUrl) return;
-  const memory = sentPathFor(config.stateFile);
+  // Beside a state file; a shared state (PostgreSQL) keeps no memory of what was sent: every run tells.
+  const memory = isPostgresUrl(config.state) || config.stateUrlFile ? undefined : sentPathFor(config.state);
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact: (json) => io.redactor.showJson(json),
-    sent: await readSent(memory),
+    sent: memory ? await readSent(memory) : {},
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
-  if (config.dryRun) return;
+  if (config.dryRun || !memory) return;
   await writeSent(memory, notifier.sent()).catch((error: Error) =>
     logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
   );

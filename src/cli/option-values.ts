@@ -91,18 +91,3 @@ export function parseTrafficGuard(text: string, name = '--traffic-guard'): Traff
   if (mode === undefined) throw new UsageError(`${name}: "${text}" is not a mode; use lenient or strict`);
   return mode;
 }
-
-/** A duration option's reader. */
-export const duration =
-  (option: '--interval' | '--timeout' | '--rate-window') => (text: string, name: string) =>
-    parseDuration(text, name, option);
-
-/** A reader that takes one of `allowed`, or names them all. */
-export const oneOf = (allowed: readonly string[], what: string) => (text: string, name: string) => {
-  if (!allowed.includes(text)) {
-    throw new UsageError(
-      `${name}: "${text}" is not ${what}; use ${allowed.join(', ').replace(/, ([^,]+)$/, ' or $1')}`,
-    );
-  }
-  return text;
-};

@@ -1,49 +1,39 @@
+import { parseDuration } from './duration.js';
+import { UsageError } from './errors.js';
 import {
   checkNotifyUrl,
-  duration,
-  oneOf,
   parseConcurrency,
   parseDeleteDelay,
   parseRateBudget,
   parseTrafficGuard,
   parseTrafficWindow,
 } from './option-values.js';
+import { LEADER_OPTIONS, MIGRATE_OPTIONS, STATE, STATE_OPTIONS } from './options-state.js';
 
 // Every option, described once: its flag, the environment variable that sets it, its default, how its
 // value is read, its help, and the commands that accept it. Parsing (node:util parseArgs), defaults,
 // the environment, error messages and `--help` are all generated from this table.
 
-/** The commands that parse these options (the simulator parses its own). */
-export type OptionCommand = 'sync' | 'validate' | 'export' | 'restore' | 'schema';
+import type { OptionCommand, OptionSpec } from './option-spec.js';
 
-export interface OptionSpec {
-  readonly type: 'string' | 'boolean';
-  readonly short?: string;
-  /** The environment variable that sets it when the option is not given. */
-  readonly env?: string;
-  /** The value's name in help: `PATH`, `N`, `DURATION`. */
-  readonly arg?: string;
-  readonly help: string;
-  /** The help of one command where the option means something narrower there (`export --force`). */
-  readonly helpFor?: Partial<Record<OptionCommand, string>>;
-  /** The value when neither the option nor its variable is set; read like a given value. */
-  readonly default?: string;
-  /** For help only: a default that depends on the mode (no fixed value to read). */
-  readonly defaultNote?: string;
-  /** Reads the text; `name` is the option, or the variable the text came from, for errors. */
-  readonly read?: (text: string, name: string) => unknown;
-  /**
-   * A path to a file, refused before the command runs (naming where it came from) when it is a
-   * directory; `write`: a file the tool writes, so also when it is anything but a regular file (a
-   * device, a FIFO, a socket), which a write would replace, block on or lose into.
-   */
-  readonly file?: 'read' | 'write';
-  readonly commands: readonly OptionCommand[];
-}
+export type { OptionCommand, OptionSpec };
 
 const RUN: readonly OptionCommand[] = ['sync'];
 const CONNECTS: readonly OptionCommand[] = ['sync', 'export'];
-const EVERY: readonly OptionCommand[] = ['sync', 'validate', 'export', 'restore', 'schema'];
+const EVERY: readonly OptionCommand[] = ['sync', 'validate', 'export', 'restore', 'schema', 'state'];
+
+const duration =
+  (option: '--interval' | '--timeout' | '--rate-window' | '--leader-poll') => (text: string, name: string) =>
+    parseDuration(text, name, option);
+
+const oneOf = (allowed: readonly string[], what: string) => (text: string, name: string) => {
+  if (!allowed.includes(text)) {
+    throw new UsageError(
+      `${name}: "${text}" is not ${what}; use ${allowed.join(', ').replace(/, ([^,]+)$/, ' or $1')}`,
+    );
+  }
+  return text;
+};
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -63,8 +53,8 @@ export const OPTION_TABLE = {
     type: 'string',
     env: 'WEBSITES_SYNC_BASE_URL',
     arg: 'URL',
-    help: 'the service; paths are {URL}/api/v1/...',
-    commands: CONNECTS,
+    help: 'the service; paths are {URL}/api/v1/...; state: the account to show or migrate',
+    commands: [...CONNECTS, 'state'],
   },
   'api-key-file': {
     type: 'string',
@@ -84,17 +74,17 @@ export const OPTION_TABLE = {
     // with -f acct/websites.yaml): the current directory would be another state, without its protections.
     defaultNote:
       '.websites-sync-state.json beside the manifest (-f); restore and export, which take no manifest: in the current directory',
-    // export: only so that --out is never the state file.
-    commands: ['sync', 'restore', 'export'],
+    commands: STATE,
   },
+  ...STATE_OPTIONS,
   'backup-file': {
     type: 'string',
     file: 'write',
     env: 'WEBSITES_SYNC_BACKUP_FILE',
     arg: 'PATH',
-    help: 'the settings of every deleted website, appended before the delete; read by restore',
+    help: 'the settings of every deleted website, appended before the delete; read by restore (with a PostgreSQL state they live in the database)',
     defaultNote: '.websites-sync-deleted.jsonl beside the state file',
-    commands: ['sync', 'restore', 'export'],
+    commands: STATE,
   },
   'notify-url': {
     type: 'string',
@@ -122,6 +112,7 @@ export const OPTION_TABLE = {
     read: duration('--interval'),
     commands: RUN,
   },
+  ...LEADER_OPTIONS,
   once: { type: 'boolean', help: 'reconcile once and exit', commands: RUN },
   'dry-run': { type: 'boolean', help: 'plan only, change nothing', commands: RUN },
   prune: { type: 'boolean', help: 'allow deletes (as prune: true in the manifest)', commands: RUN },
@@ -137,8 +128,11 @@ export const OPTION_TABLE = {
   force: {
     type: 'boolean',
     help: 'override the mass-delete guard and the traffic guard',
-    helpFor: { export: 'replace an existing --out FILE' },
-    commands: CONNECTS,
+    helpFor: {
+      export: 'replace an existing --out FILE',
+      state: 'state migrate: replace a target that already holds a state or backups',
+    },
+    commands: [...CONNECTS, 'state'],
   },
   'traffic-window': {
     type: 'string',
@@ -158,6 +152,7 @@ export const OPTION_TABLE = {
     read: parseTrafficGuard,
     commands: RUN,
   },
+  ...MIGRATE_OPTIONS,
   adopt: {
     type: 'boolean',
     help: 'with --once: websites already on the account whose exclude_params and password were never sent by this tool are assumed to match the manifest (recorded, not sent); onboarding costs only the listing',

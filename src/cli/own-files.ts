@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { backupPathFor } from '../backup/index.js';
 import { sentPathFor } from '../notify/index.js';
-import { whereItLands } from '../state/index.js';
+import { backupPathFor, isPostgresUrl, whereItLands } from '../state/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -36,14 +35,17 @@ export async function refuseOwnFile(
  * API key's file.
  */
 export async function keptFiles(
-  config: Pick<Config, 'stateFile' | 'backupFile' | 'apiKeyFile'>,
+  config: Pick<Config, 'state' | 'backupFile' | 'apiKeyFile'>,
 ): Promise<Array<[string, string]>> {
-  const { stateFile } = config;
+  const { state: stateFile } = config;
+  const apiKey: Array<[string, string]> = config.apiKeyFile ? [['the API key file', config.apiKeyFile]] : [];
+  // A PostgreSQL state keeps no file here.
+  if (isPostgresUrl(stateFile)) return apiKey;
   return [
     ['the state file', stateFile],
     ["the state file's lock", `${await whereItLands(stateFile)}.lock`],
     ['the backup file', backupPathFor(stateFile, config.backupFile)],
     ["the state file's record of notifications sent", sentPathFor(stateFile)],
-    ...(config.apiKeyFile ? [['the API key file', config.apiKeyFile] as [string, string]] : []),
+    ...apiKey,
   ];
 }

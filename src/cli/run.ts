@@ -34,6 +34,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands/export.js')).runExport(config, io);
       case 'restore':
         return await (await import('./commands/restore.js')).runRestore(config, io);
+      case 'state':
+        return await (await import('./commands/state.js')).runState(config, io);
       case 'schema':
         return (await import('./commands/schema.js')).runSchema(io);
       case 'sync':

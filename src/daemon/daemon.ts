@@ -11,7 +11,9 @@ import {
   reconcile,
   summariseOutcome,
 } from '../reconcile/index.js';
+import type { Leadership } from '../state/index.js';
 import { KnownListing } from './known-listing.js';
+import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
@@ -36,6 +38,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #scheduler: Scheduler;
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
+  readonly #election: LeaderElection;
   #wasValid: boolean | undefined;
   #runs = 0;
   #last: RunReport | undefined;
@@ -62,6 +65,17 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       onError: (error) => this.#logger.error({ err: String(error) }, 'run crashed'),
       onIdle: () => this.emit('idle'),
     });
+    this.#election = new LeaderElection({
+      store: options.store,
+      ...(options.leaderPollMs === undefined ? {} : { pollMs: options.leaderPollMs }),
+      logger: this.#logger,
+      ...(options.timers ? { timers: options.timers } : {}),
+      onLead: () => this.#scheduler.request('start'),
+      onRole: (leading) => {
+        options.metrics?.setLeader(leading);
+        this.emit(leading ? 'leading' : 'standby');
+      },
+    });
     this.#watcher = new ManifestWatcher({
       file: options.manifest,
       debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
@@ -82,7 +96,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       },
       this.#options.dryRun ? 'daemon started in observe mode (nothing is changed)' : 'daemon started',
     );
-    this.#scheduler.request('start');
+    // The first run starts once this daemon leads (at once with a file state).
+    await this.#election.start();
   }
 
   /** Asks for a run (SIGHUP, tests); coalesced with any other pending request. */
@@ -101,7 +116,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#options.service.stop?.();
     const finished = this.#scheduler.stop();
     await this.#watcher.close();
-    return withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
+    const graceful = await withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
+    await this.#election.stop();
+    return graceful;
   }
 
   /** Requests sent to the service and not answered yet (0 when the service does not count them). */
@@ -121,6 +138,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   /** Ready only when the manifest file is valid and the last run succeeded. */
   readiness(): Readiness {
     if (this.#abort.signal.aborted) return { ready: false, reason: 'shutting down' };
+    if (this.#election.standingBy) {
+      return { ready: true, standby: true, reason: 'standby: another daemon leads this account' };
+    }
     if (!this.#last) return { ready: false, reason: 'the first run has not finished' };
     if (!this.#source.valid) {
       const error = this.#source.firstError ?? 'not loaded';
@@ -135,6 +155,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   }
 
   async #run(triggers: Trigger[]): Promise<void> {
+    // On standby nothing is listed, planned or written: the leader does it.
+    const leadership = this.#election.leading;
+    if (!leadership) return;
     const run = ++this.#runs;
     const startedAt = this.#now();
     this.emit('run-started', { run, triggers });
@@ -144,7 +167,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     rate?.budget.use(asked ? 1 : rate.periodic);
     let end: RunEnd;
     try {
-      end = await this.#attempt(logger, triggers);
+      end = await this.#attempt(logger, triggers, leadership);
     } catch (error) {
       // Shutdown while the account was being read: nothing was changed, nothing failed.
       end = {
@@ -156,7 +179,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
   }
 
-  async #attempt(logger: Logger, triggers: Trigger[]): Promise<RunEnd> {
+  async #attempt(logger: Logger, triggers: Trigger[], leadership: Leadership): Promise<RunEnd> {
     const { changed } = await this.#source.refresh();
     this.#options.metrics?.setManifestValid(this.#source.valid);
     this.#notifyValidity();
@@ -169,7 +192,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     // An edit of the manifest is applied without reading the whole account again (see KnownListing).
     const edit = triggers.every((trigger) => trigger === 'change');
     const read = edit ? this.#known.targetedRead(manifest.desired, this.#options.service, logger) : undefined;
-    const result = await this.#reconcile(manifest, logger, read).catch((error: unknown) => {
+    const result = await this.#reconcile({ manifest, logger, read, leadership }).catch((error: unknown) => {
       this.#known.forget();
       throw error;
     });
@@ -200,11 +223,13 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     notifier.notifyRun(eventsOfRun(facts));
   }
 
-  #reconcile(
-    manifest: GoodManifest,
-    logger: Logger,
-    read: (() => Promise<RemoteWebsite[]>) | undefined,
-  ): Promise<ReconcileResult> {
+  #reconcile(run: {
+    manifest: GoodManifest;
+    logger: Logger;
+    read: (() => Promise<RemoteWebsite[]>) | undefined;
+    leadership: Leadership;
+  }): Promise<ReconcileResult> {
+    const { manifest, logger, read } = run;
     const options = this.#options;
     return reconcile({
       ...(read ? { read } : {}),
@@ -213,8 +238,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       service: options.service,
       baseUrl: options.baseUrl,
       secret: options.secret,
-      statePath: options.statePath,
-      ...(options.backupPath ? { backupPath: options.backupPath } : {}),
+      state: run.leadership,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
       ...(options.trafficWindowDays === undefined ? {} : { trafficWindowDays: options.trafficWindowDays }),

@@ -79,9 +79,13 @@ async function answer(
     case '/healthz':
       return send(res, 200, 'text/plain; charset=utf-8', 'ok\n');
     case '/readyz': {
-      const { ready, reason } = options.readiness();
+      const { ready, reason, standby } = options.readiness();
       // The reason may quote the manifest or the service: read by people (curl), so shown escaped.
-      return send(res, ready ? 200 : 503, 'text/plain; charset=utf-8', `${shownText(reason)}\n`);
+      // A standby is ready to take over: 200, so a rolling update proceeds; `?standby=unready` makes it
+      // 503 for a probe that wants only the leader ready.
+      const unready =
+        standby === true && /(?:^|&)standby=unready(?:&|$)/.test((req.url ?? '').split('?')[1] ?? '');
+      return send(res, ready && !unready ? 200 : 503, 'text/plain; charset=utf-8', `${shownText(reason)}\n`);
     }
     case '/metrics':
       return send(res, 200, options.registry.contentType, await options.registry.metrics());

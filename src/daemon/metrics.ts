@@ -81,6 +81,11 @@ export class DaemonMetrics {
     help: '1 when the manifest file is valid, 0 while it is not (the last good one stays in force).',
     registers: this.#registers,
   });
+  readonly #leader = new Gauge({
+    name: 'websites_sync_leader',
+    help: '1 while this daemon leads (lists, plans and writes), 0 while it stands by for another replica (shared PostgreSQL state).',
+    registers: this.#registers,
+  });
   readonly #heldBack = new Gauge({
     name: 'websites_sync_websites_held_back',
     help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected), deletes refused by the traffic guard (traffic_refused).',
@@ -161,6 +166,10 @@ export class DaemonMetrics {
         this.set(rate.used());
       },
     });
+  }
+
+  setLeader(leading: boolean): void {
+    this.#leader.set(leading ? 1 : 0);
   }
 
   setManifestValid(valid: boolean): void {

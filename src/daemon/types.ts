@@ -7,6 +7,7 @@ import type { Notifier } from '../notify/index.js';
 import type { PlanSummary } from '../plan/index.js';
 import type { RunSettings } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
+import type { StateStore } from '../state/index.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import type { Timers, Trigger } from './scheduler.js';
 
@@ -20,6 +21,10 @@ export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
   /** For `${NAME}` interpolation in the manifest. */
   env: NodeJS.ProcessEnv;
   service: WebsiteService;
+  /** The state (a file, or PostgreSQL shared by replicas that elect one leader), opened at start-up. */
+  store: StateStore;
+  /** A standby's tries to take over (default 5 s): the longest a failover waits after the leader is gone. */
+  leaderPollMs?: number;
   baseUrl: string;
   /** Keys fingerprints (derived from the API key). */
   secret: string;
@@ -58,6 +63,8 @@ export interface RunReport {
 export interface Readiness {
   ready: boolean;
   reason: string;
+  /** Another replica leads: this one stands by (ready to take over). */
+  standby?: boolean;
 }
 
 export interface DaemonEvents {
@@ -65,4 +72,7 @@ export interface DaemonEvents {
   'run-finished': [RunReport];
   /** A run ended and no other one is pending. */
   idle: [];
+  /** This daemon leads (lists, plans, writes), or stands by while another one leads. */
+  leading: [];
+  standby: [];
 }

@@ -77,14 +77,22 @@ function invalidReason(held: HeldLifecycle): string {
  * service. Different hosts (`localhost`, `127.0.0.1`) are not: nothing says they reach the same one.
  */
 export function sameBaseUrl(a: string, b: string): boolean {
-  const canonical = (url: string): string => {
-    try {
-      return new URL(url).href.replace(/\/+$/, '');
-    } catch {
-      return url;
-    }
-  };
-  return canonical(a) === canonical(b);
+  return canonicalBaseUrl(a) === canonicalBaseUrl(b);
+}
+
+/** The one spelling of a base URL, by which a shared state keys its accounts (as sameBaseUrl compares). */
+export function canonicalBaseUrl(url: string): string {
+  try {
+    return new URL(url).href.replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
+}
+
+/** The state a file holds, whatever account it is for; undefined when there is none it can read. */
+export async function readStoredState(path: string): Promise<Omit<StateData, 'key'> | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseState(text)?.data;
 }
 
 interface Parsed {

@@ -1,4 +1,14 @@
 export {
+  appendBackup,
+  type BackupEntry,
+  backupEntryOf,
+  backupPathFor,
+  checkBackupPath,
+  DEFAULT_BACKUP_NAME,
+  type ReadBackups,
+  readBackups,
+} from './backup-file.js';
+export {
   type HeldLifecycle,
   inspectHeld,
   isDoubtful,
@@ -8,12 +18,14 @@ export {
   protectionsNotInForce,
 } from './discarded.js';
 export {
+  canonicalBaseUrl,
   type LoadedState,
   loadState,
   sameBaseUrl,
   saveState,
   writePrivateFileAtomically,
 } from './file.js';
+export { describeHeld, heldMessage } from './holder.js';
 export {
   isProtected,
   type LifecycleUpdate,
@@ -24,6 +36,13 @@ export {
 export { LOCK_STALE_MS, type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
 export { describeHolder, type LockHolder } from './lock-holder.js';
 export {
+  isPostgresUrl,
+  openStateStore,
+  type StateLocationOptions,
+  shownLocation,
+  stateSecrets,
+} from './open.js';
+export {
   notRegular,
   notRegularMessage,
   openPrivateFile,
@@ -31,3 +50,16 @@ export {
   whereItLands,
 } from './private-file.js';
 export * from './state.js';
+export type {
+  DoubtfulProtections,
+  HeldBy,
+  Leadership,
+  LockRequest,
+  ReadOptions,
+  ReadResult,
+  StateAccess,
+  StateSession,
+  StateStore,
+  StoreContents,
+  StoredState,
+} from './store-types.js';

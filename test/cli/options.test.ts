@@ -67,7 +67,8 @@ describe('the options table', () => {
       ['--once', '--prune', '--concurrency', '8', '--state-file', 's.json', '--timeout', '5s'],
       {},
     );
-    expect(config.run).toMatchObject({ statePath: 's.json', prune: true, concurrency: 8, dryRun: false });
+    expect(config.run).toMatchObject({ prune: true, concurrency: 8, dryRun: false });
+    expect(config.state).toBe('s.json');
     expect(config.connection).toEqual({ timeoutMs: 5_000, rateWindowMs: 60_000, concurrency: 8 });
     expect(Object.isFrozen(config) && Object.isFrozen(config.run) && Object.isFrozen(config.connection)).toBe(
       true,

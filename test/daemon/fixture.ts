@@ -13,6 +13,7 @@ import {
 } from '../../src/daemon/index.js';
 import { connectService as connect, type RateBudget } from '../../src/service/index.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { openStateStore } from '../../src/state/index.js';
 
 // A daemon in this process, against the real simulator, watching real files in a temp directory.
 // Everything waits on events (runs finishing, log lines), never on sleeps.
@@ -105,7 +106,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     baseUrl: sim.url,
     secret: 'test-secret',
     // Beside the manifest on purpose: saving it must not look like a manifest change.
-    statePath: join(dir, '.websites-sync-state.json'),
+    store: await openStateStore({ location: join(dir, '.websites-sync-state.json') }),
     dryRun: options.dryRun ?? false,
     intervalMs: options.intervalMs ?? 3_600_000,
     debounceMs: options.debounceMs ?? 50,

@@ -59,3 +59,48 @@ describe('the Kubernetes example', () => {
     expect(text).toMatch(/protect/);
   });
 });
+
+describe('the two-replica variant (examples/kubernetes-replicas)', () => {
+  const read = async (name: string) =>
+    parseAllDocuments(await readFile(new URL(`examples/kubernetes-replicas/${name}`, root), 'utf8')).map(
+      (d) => d.toJS(),
+    );
+
+  it('runs two replicas with a PodDisruptionBudget that keeps one, rolling (a standby is ready)', async () => {
+    const [deployment] = await read('deployment.yaml');
+    expect(deployment.spec.replicas).toBe(2);
+    expect(deployment.spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+    });
+    const [pdb] = await read('pdb.yaml');
+    expect(pdb.kind).toBe('PodDisruptionBudget');
+    expect(pdb.spec.minAvailable).toBe(1);
+    const base = parseAllDocuments(
+      await readFile(new URL('examples/kubernetes/deployment.yaml', root), 'utf8'),
+    )
+      .map((d) => d.toJS())
+      .find((d) => d?.kind === 'Deployment');
+    expect(pdb.spec.selector.matchLabels).toEqual(base.spec.selector.matchLabels);
+  });
+
+  it('reads the PostgreSQL URL from the Secret through a file, never from the pod spec, and keeps no state volume', async () => {
+    const [deployment] = await read('deployment.yaml');
+    const spec = deployment.spec.template.spec;
+    const env = spec.containers[0].env as Array<{ name: string; value?: string; $patch?: string }>;
+    const urlFile = env.find((e) => e.name === 'WEBSITES_SYNC_STATE_URL_FILE')?.value;
+    expect(urlFile).toBe('/var/run/secrets/websites-sync/state-url');
+    expect(env.find((e) => e.name === 'WEBSITES_SYNC_STATE_FILE')?.$patch).toBe('delete');
+    expect(JSON.stringify(deployment)).not.toContain('postgres://');
+    const secretVolume = spec.volumes.find((v: { name: string }) => v.name === 'api-key');
+    expect(secretVolume.secret.items).toContainEqual({ key: 'state-url', path: 'state-url' });
+    const [secret] = await read('secret.yaml');
+    expect(secret.stringData['state-url']).toMatch(/^postgres:\/\//);
+    const kustomization = await readFile(
+      new URL('examples/kubernetes-replicas/kustomization.yaml', root),
+      'utf8',
+    );
+    expect(kustomization).toContain('- ../kubernetes');
+    expect(kustomization).toMatch(/\$patch: delete\s+apiVersion: v1\s+kind: PersistentVolumeClaim/);
+  });
+});

@@ -10,6 +10,7 @@ import { HttpTransport } from '../../src/service/http.js';
 import { connectService as connect } from '../../src/service/index.js';
 import type { RetryTuning } from '../../src/service/retry-policy.js';
 import type { RecordedRequest, Simulator } from '../../src/simulator/index.js';
+import { openStateStore, type StateStore } from '../../src/state/index.js';
 
 export const API_KEY = 'test-key';
 
@@ -21,6 +22,8 @@ export interface SyncOptions {
   simulator: Simulator;
   manifest: string;
   statePath: string;
+  /** Instead of the file at statePath (a PostgreSQL state). */
+  store?: StateStore;
   env?: Record<string, string>;
   dryRun?: boolean;
   prune?: boolean;
@@ -48,7 +51,7 @@ export async function syncOnce(options: SyncOptions): Promise<ReconcileResult> {
       service: client.service,
       baseUrl: options.simulator.url,
       secret: 'test-secret',
-      statePath: options.statePath,
+      state: options.store ?? (await openStateStore({ location: options.statePath })),
       prune: (options.prune ?? false) || parsed.desired.prune,
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,

@@ -6,6 +6,7 @@ import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
 import { commandLogger } from '../logger.js';
+import { openStoreFromConfig } from '../state-store.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,
@@ -22,6 +23,8 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger, budget: periodic });
   metrics.watchRate(client.budget);
   const { baseUrl, secret } = client;
+  // Before the first run: an unreachable or unusable state stops the start, naming why.
+  const store = await openStoreFromConfig(config, io, { baseUrl, logger, heartbeatMs: config.leaderPollMs });
   const notifier =
     config.notifyUrl === undefined
       ? undefined
@@ -32,6 +35,8 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       manifest: config.manifest,
       env: io.env,
       service: client.service,
+      store,
+      leaderPollMs: config.leaderPollMs,
       baseUrl,
       secret,
       // The daemon never adopts (--adopt is for one --once run).
@@ -51,6 +56,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
     await io.signals?.release();
     await notifier?.flush();
   } finally {
+    await store.close();
     if (code === EXIT.ok) await client.close();
     else {
       void client.close();

@@ -15,6 +15,7 @@ import {
   readSavedPlan,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
+import type { StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -27,6 +28,7 @@ import { commandLogger } from '../logger.js';
 import { notifyRun } from '../notify-run.js';
 import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
+import { openStoreFromConfig } from '../state-store.js';
 import { StatusLine } from '../status-line.js';
 import { VERSION } from '../version.js';
 
@@ -42,6 +44,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   const io = status.guard(processIo);
   const logger = commandLogger(config, io, true, status);
   const client = connectFromConfig(config, io, { logger, budget: config.rateBudget ?? 1 });
+  const store = await openStoreFromConfig(config, io, { baseUrl: client.baseUrl, logger });
   const interruption = interruptOnSignals(
     io.stderr,
     'no new operations; those in flight finish',
@@ -64,6 +67,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
       saved,
       interruption,
       status,
+      store,
     });
     return interruption.received ? exitCodeOf(interruption.received) : code;
   } catch (error) {
@@ -73,6 +77,7 @@ export async function runOnce(config: Config, processIo: Io): Promise<number> {
   } finally {
     status.clear();
     interruption.dispose();
+    await store.close();
     // From here on a signal acts as Node's default would (it ends the process at once).
     await processIo.signals?.release();
     await closeClient(client, interruption.received);
@@ -89,6 +94,7 @@ interface OnceRun {
   saved: ReadSavedPlan | undefined;
   interruption: Interruption;
   status: StatusLine;
+  store: StateStore;
 }
 
 async function reconcileAndReport(run: OnceRun): Promise<number> {
@@ -135,6 +141,7 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     baseUrl: client.baseUrl,
     secret: client.secret,
     ...config.run,
+    state: run.store,
     prune,
     logger: run.logger,
     signal: run.interruption.signal,

@@ -1,5 +1,3 @@
-import { access } from 'node:fs/promises';
-import { type BackupEntry, backupPathFor, checkBackupPath, readBackups } from '../../backup/index.js';
 import { exportManifest } from '../../export/index.js';
 import {
   canonicalDomain,
@@ -8,9 +6,11 @@ import {
   type RemoteWebsite,
   websiteKey,
 } from '../../model/index.js';
+import type { BackupEntry, StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
+import { openStoreFromConfig } from '../state-store.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -18,10 +18,9 @@ import { VERSION } from '../version.js';
  * into the manifest and apply. Only settings come back: the statistics of a deleted website are gone.
  */
 export async function runRestore(config: Config, io: Io): Promise<number> {
-  const path = backupPathFor(config.stateFile, config.backupFile);
-  // A FIFO there would block the read forever; a device holds no backup.
-  await checkBackupPath(config.stateFile, config.backupFile);
-  const { entries, unreadable } = await readBackupFile(path, config);
+  const store = await openStoreFromConfig(config, io);
+  const path = store.backupsShown;
+  const { entries, unreadable } = await readBackupFile(store, config).finally(() => store.close());
   if (unreadable.length > 0) io.stderr.write(unreadableWarning(path, unreadable));
   const backups = latestBackups(entries);
   const wanted = config.domains.length > 0 ? pick(backups, config.domains, path) : [...backups.values()];
@@ -96,14 +95,16 @@ function unreadableWarning(path: string, lines: readonly number[]): string {
 }
 
 /** The backup file, or an error naming what chose it: its option or variable, or the state file's place. */
-async function readBackupFile(path: string, config: Config) {
+async function readBackupFile(store: StateStore, config: Config) {
+  const path = store.backupsShown;
   try {
-    // readBackups takes a missing file as an empty one (nothing deleted yet); here that is no answer.
-    await access(path);
-    return await readBackups(path);
+    const read = await store.readBackups();
+    // A missing file is no backup yet (nothing deleted); here that is no answer.
+    if (read.missing) throw new UsageError(noBackupFile(path, config));
+    return read;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UsageError(noBackupFile(path, config));
+    if (code === undefined || !code.startsWith('E')) throw error;
     const why = code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
     throw new UsageError(
       config.backupFile

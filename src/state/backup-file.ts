@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
-import { openPrivateFile, refuseNotRegular } from '../state/index.js';
+import { openPrivateFile, refuseNotRegular } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -75,6 +75,8 @@ export async function appendBackup(path: string, entry: BackupEntry): Promise<vo
 export interface ReadBackups {
   entries: BackupEntry[];
   unreadable: number[];
+  /** No backup file at all (nothing deleted yet, or it is elsewhere). */
+  missing?: boolean;
 }
 
 export async function readBackups(path: string): Promise<ReadBackups> {
@@ -82,7 +84,8 @@ export async function readBackups(path: string): Promise<ReadBackups> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], unreadable: [] };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { entries: [], unreadable: [], missing: true };
     throw error;
   }
   const entries: BackupEntry[] = [];

@@ -1,30 +1,17 @@
-import type { Logger } from 'pino';
 import { shownUrl } from '../model/index.js';
-import type { DoubtfulProtections } from '../plan/index.js';
-import {
-  type HeldLifecycle,
-  isDoubtful,
-  keepAside,
-  keptCopies,
-  type LoadedState,
-  loadState,
-  protectionsNotInForce,
-  type StateData,
-  whereItLands,
-} from '../state/index.js';
+import { type HeldLifecycle, isDoubtful, keepAside, keptCopies, protectionsNotInForce } from './discarded.js';
+import { type LoadedState, loadState } from './file.js';
+import { whereItLands } from './private-file.js';
+import type { StateData } from './state.js';
+import type { DoubtfulProtections, ReadOptions } from './store-types.js';
 
 // The state file is the only record of protections of websites no longer in the manifest and of
 // pending deletes. One the tool cannot use is never overwritten: a run that may write moves it aside
 // before anything is sent, and every run says so at warn level, with what it held and how to get it
 // back. Until it is restored or removed, deletes of what it protects need --force (checkDoubtfulDeletes).
 
-export interface ReadStateOptions {
+export interface ReadStateOptions extends ReadOptions {
   statePath: string;
-  baseUrl: string;
-  secret: string;
-  dryRun: boolean;
-  logger: Logger;
-  now?: () => number;
 }
 
 export async function readState(

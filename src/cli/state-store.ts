@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { isPostgresUrl, openStateStore, type StateStore, stateSecrets } from '../state/index.js';
+import type { Config } from './args.js';
+import { COMMANDS } from './argv.js';
+import { UsageError } from './errors.js';
+import type { Io } from './io.js';
+import { refuseUnusablePath } from './option-values.js';
+
+// The state's location, chosen once per process: `--state-url-file`, else `--state`, else
+// `--state-file`. A URL's password is given to the Redactor before anything can print it.
+
+export interface StateLocation {
+  location: string;
+  /** What named it, for errors: the option as typed or its variable. */
+  source: string;
+}
+
+export async function stateLocation(config: Config, io: Io): Promise<StateLocation> {
+  if (config.stateUrlFile !== undefined) {
+    const source = config.sources['state-url-file'];
+    const text = await readFile(config.stateUrlFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`${source}: cannot read ${config.stateUrlFile} (${error.code ?? error.message})`);
+    });
+    const location = text.trim();
+    for (const secret of stateSecrets(location)) io.redactor.add(secret);
+    if (!isPostgresUrl(location)) {
+      throw new UsageError(`${source}: ${config.stateUrlFile} does not hold a postgres:// URL`);
+    }
+    return { location, source };
+  }
+  const given = config.sources.state !== '--state';
+  const source = given ? config.sources.state : config.sources['state-file'];
+  for (const secret of stateSecrets(config.state)) io.redactor.add(secret);
+  // A path is a file the tool writes: never a directory, a device, a FIFO or a socket.
+  if (!isPostgresUrl(config.state)) refuseUnusablePath(config.state, source, 'write');
+  return { location: config.state, source };
+}
+
+/** The command line as a lock's holder is named to others: its words and flags, never a value. */
+export function holderCommand(argv: readonly string[] = process.argv.slice(2)): string {
+  const words = argv.filter(
+    (word) => word.startsWith('-') || COMMANDS.has(word) || word === 'show' || word === 'migrate',
+  );
+  return ['websites-sync', ...words.map((word) => word.split('=')[0])].join(' ');
+}
+
+export async function openStoreFromConfig(
+  config: Config,
+  io: Io,
+  options: { baseUrl?: string; logger?: Logger; location?: StateLocation; heartbeatMs?: number } = {},
+): Promise<StateStore> {
+  const { location, source } = options.location ?? (await stateLocation(config, io));
+  return openStateStore({
+    location,
+    source,
+    command: holderCommand(),
+    ...(config.backupFile === undefined ? {} : { backupFile: config.backupFile }),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+}

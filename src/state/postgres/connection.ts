@@ -1,0 +1,193 @@
+import type { Client, ClientConfig } from 'pg';
+import { StateLockError } from '../lock-error.js';
+import type { LockHolder } from '../lock-holder.js';
+import type { HeldBy } from '../store-types.js';
+import { type PostgresLocation, quoted } from './location.js';
+
+// One connection of our own per lock: a session-level advisory lock belongs to the connection, the
+// server releases it when the connection ends (a killed process, a lost network), and every write of
+// the lock's holder goes through that same connection, so no write can land after the lock is gone.
+
+export interface Connection {
+  client: Client;
+  /** Aborted when the connection ends without our asking: the lock it held is gone. */
+  lost: AbortSignal;
+  /** Throws when the connection is lost: nothing is written after. */
+  checkHeld(): void;
+  close(): Promise<void>;
+}
+
+/** Bounded: an unreachable server is an error within this time, not a hang. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** node-postgres, loaded only when a PostgreSQL state is used: a file state's start-up does not pay. */
+async function clientClass(): Promise<typeof Client> {
+  return (await import('pg')).default.Client;
+}
+
+export async function connect(location: PostgresLocation, applicationName: string): Promise<Connection> {
+  const Pg = await clientClass();
+  const config: ClientConfig = {
+    connectionString: location.connectionString,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    application_name: applicationName,
+  };
+  const client = new Pg(config);
+  const lostController = new AbortController();
+  let closing = false;
+  const lose = (reason: string) => {
+    if (!closing && !lostController.signal.aborted) lostController.abort(new StateLockError(reason));
+  };
+  client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
+  client.on('end', () => lose(`the connection to ${location.shown} ended`));
+  await client.connect().catch((error: unknown) => {
+    throw explainConnectError(error, location);
+  });
+  // The server notices a vanished client within about 25 s (and releases its locks).
+  await client.query(
+    'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3',
+  );
+  return {
+    client,
+    lost: lostController.signal,
+    checkHeld: () => {
+      if (lostController.signal.aborted) throw lostController.signal.reason as Error;
+    },
+    close: async () => {
+      closing = true;
+      await client.end().catch(() => {});
+    },
+  };
+}
+
+/** What went wrong, in the operator's terms; the URL is shown without its password. */
+export function explainConnectError(error: unknown, location: PostgresLocation): Error {
+  const { code, message } = error as { code?: string; message?: string };
+  const where = location.shown;
+  const text = message ?? String(error);
+  switch (code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+      return new StateLockError(
+        `cannot reach PostgreSQL at ${where} (${code}); check the host and port; nothing was changed`,
+      );
+    case '28P01':
+    case '28000':
+      return new StateLockError(
+        `PostgreSQL at ${where} refused the credentials (${text}); check the user and password; nothing was changed`,
+      );
+    case '3D000':
+      return new StateLockError(
+        `PostgreSQL at ${where}: ${text}; create the database first; nothing was changed`,
+      );
+    case '42501':
+      return new StateLockError(
+        `PostgreSQL at ${where}: missing privileges (${text}); the user needs CREATE on the database (or the schema created for it) and to own the tool's tables; nothing was changed`,
+      );
+    default:
+      if (/timeout/i.test(text)) {
+        return new StateLockError(
+          `cannot reach PostgreSQL at ${where} (no answer within ${CONNECT_TIMEOUT_MS / 1000}s); nothing was changed`,
+        );
+      }
+      return new StateLockError(`PostgreSQL at ${where}: ${text}`);
+  }
+}
+
+export type LockRole = 'run' | 'leader';
+
+export interface LockKey {
+  schema: string;
+  account: string;
+  role: LockRole;
+}
+
+const keyArgs = (key: LockKey) => [`websites-sync ${key.role} ${key.schema}`, key.account];
+
+/** Takes the advisory lock if free, and records who holds it where others can read it. */
+export async function tryAdvisoryLock(
+  connection: Connection,
+  key: LockKey,
+  holder: Pick<LockHolder, 'host' | 'pid' | 'command'>,
+): Promise<boolean> {
+  const { client } = connection;
+  const got = await client.query<{ got: boolean }>(
+    'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS got',
+    keyArgs(key),
+  );
+  if (!got.rows[0]?.got) return false;
+  await client.query(
+    `INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
+     VALUES ($1, $2, $3, $4, $5, now(), pg_backend_pid())
+     ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()`,
+    [key.account, key.role, holder.host, holder.pid, holder.command],
+  );
+  return true;
+}
+
+export async function releaseAdvisoryLock(connection: Connection, key: LockKey): Promise<void> {
+  if (connection.lost.aborted) return;
+  const { client } = connection;
+  await client.query(
+    `DELETE FROM ${quoted(key.schema)}.lock_holders WHERE account = $1 AND role = $2 AND backend_pid = pg_backend_pid()`,
+    [key.account, key.role],
+  );
+  await client.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', keyArgs(key));
+}
+
+/** The holders whose connection is still there (a row left by a killed process names nobody). */
+export async function readHolders(
+  client: Client,
+  schema: string,
+  account: string | undefined,
+): Promise<HeldBy[]> {
+  const rows = await client.query<{
+    host: string;
+    pid: number;
+    command: string;
+    since: Date;
+    role: LockRole;
+  }>(
+    `SELECT host, pid, command, since, role FROM ${quoted(schema)}.lock_holders h
+     WHERE ($1::text IS NULL OR account = $1) AND backend_pid IN (SELECT pid FROM pg_stat_activity)
+     ORDER BY role DESC, since`,
+    [account ?? null],
+  );
+  return rows.rows.map((row) => ({ ...row, since: new Date(row.since).toISOString() }));
+}
+
+/**
+ * A leader asks the server every `everyMs`; no answer within that time (a network gone quiet) counts as
+ * lost: the connection is dropped, so the leader stops before the server (about 25 s later) lets a
+ * standby take over.
+ */
+export function startHeartbeat(connection: Connection, everyMs: number): () => void {
+  const timer = setInterval(() => {
+    if (connection.lost.aborted) return;
+    let answered = false;
+    const silent = setTimeout(() => {
+      if (!answered) destroy(connection);
+    }, everyMs);
+    silent.unref();
+    connection.client.query('SELECT 1').then(
+      () => {
+        answered = true;
+        clearTimeout(silent);
+      },
+      () => destroy(connection),
+    );
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function destroy(connection: Connection): void {
+  // The socket is closed under the client: it emits 'end', and `lost` is aborted.
+  (
+    connection.client as unknown as { connection: { stream: { destroy(): void } } }
+  ).connection.stream.destroy();
+}

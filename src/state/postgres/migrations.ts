@@ -1,0 +1,100 @@
+import type { Client } from 'pg';
+import { StateLockError } from '../lock-error.js';
+import { quoted } from './location.js';
+
+// The tool creates and upgrades its own tables. Versioned: each migration runs once, in order, and the
+// version is recorded with it in one transaction. Two processes starting at once serialise on an
+// advisory transaction lock, so the second finds the work done. A schema of a newer version (written
+// by a newer websites-sync) is refused before anything is read or written.
+
+const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
+  (s) => `
+    CREATE TABLE ${s}.accounts (
+      account text PRIMARY KEY,
+      base_url text NOT NULL,
+      salt text NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE ${s}.websites (
+      account text NOT NULL REFERENCES ${s}.accounts ON DELETE CASCADE,
+      id text NOT NULL,
+      entry jsonb NOT NULL,
+      PRIMARY KEY (account, id)
+    );
+    CREATE TABLE ${s}.protections (
+      account text NOT NULL REFERENCES ${s}.accounts ON DELETE CASCADE,
+      id text NOT NULL,
+      entry jsonb NOT NULL,
+      PRIMARY KEY (account, id)
+    );
+    CREATE TABLE ${s}.pending_deletes (
+      account text NOT NULL REFERENCES ${s}.accounts ON DELETE CASCADE,
+      id text NOT NULL,
+      entry jsonb NOT NULL,
+      PRIMARY KEY (account, id)
+    );
+    CREATE TABLE ${s}.backups (
+      seq bigserial PRIMARY KEY,
+      account text NOT NULL,
+      deleted_at timestamptz NOT NULL,
+      entry jsonb NOT NULL
+    );
+    CREATE TABLE ${s}.lock_holders (
+      account text NOT NULL,
+      role text NOT NULL,
+      host text NOT NULL,
+      pid integer NOT NULL,
+      command text NOT NULL,
+      since timestamptz NOT NULL,
+      backend_pid integer NOT NULL,
+      PRIMARY KEY (account, role)
+    );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings the schema to SCHEMA_VERSION, or says why it cannot; changes nothing on a newer schema. */
+export async function migrate(client: Client, schema: string): Promise<void> {
+  const s = quoted(schema);
+  const current = await versionOf(client, schema);
+  if (current === SCHEMA_VERSION) return;
+  refuseNewer(current, schema);
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_version (version integer NOT NULL)`);
+    const locked = await versionOf(client, schema);
+    refuseNewer(locked, schema);
+    for (let version = locked + 1; version <= SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version - 1]?.(s) ?? '');
+      await client.query(`DELETE FROM ${s}.schema_version`);
+      await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** 0 when the schema or its version table does not exist yet. */
+async function versionOf(client: Client, schema: string): Promise<number> {
+  const table = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
+    `${quoted(schema)}.schema_version`,
+  ]);
+  if (!table.rows[0]?.found) return 0;
+  const row = await client.query<{ version: number }>(
+    `SELECT max(version) AS version FROM ${quoted(schema)}.schema_version`,
+  );
+  return row.rows[0]?.version ?? 0;
+}
+
+function refuseNewer(version: number, schema: string): void {
+  if (version > SCHEMA_VERSION) {
+    throw new StateLockError(
+      `the PostgreSQL schema "${schema}" is at version ${version}, written by a newer websites-sync; this one knows up to version ${SCHEMA_VERSION}. Upgrade websites-sync; nothing was changed`,
+    );
+  }
+}

@@ -1,0 +1,245 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { canonicalBaseUrl } from '../file.js';
+import { heldMessage } from '../holder.js';
+import { StateLockError } from '../lock-error.js';
+import type {
+  HeldBy,
+  Leadership,
+  LockRequest,
+  ReadOptions,
+  ReadResult,
+  StateSession,
+  StateStore,
+  StoreContents,
+} from '../store-types.js';
+import {
+  type Connection,
+  connect,
+  explainConnectError,
+  type LockKey,
+  readHolders,
+  releaseAdvisoryLock,
+  startHeartbeat,
+  tryAdvisoryLock,
+} from './connection.js';
+import type { PostgresLocation } from './location.js';
+import { migrate } from './migrations.js';
+import {
+  insertBackup,
+  nothingWritten,
+  readAccount,
+  readAccounts,
+  readBackupRows,
+  replaceAll,
+  saveAccount,
+  stateOf,
+  writtenOf,
+} from './rows.js';
+
+// The PostgreSQL backend: several processes on several machines share one account's state. Runs that
+// may write take the run lock; daemons elect their leader with the leader lock, held while they lead.
+
+export interface PostgresStoreOptions {
+  location: PostgresLocation;
+  /** The account: locks and state are keyed by it. Absent for `state show` and `state migrate`. */
+  baseUrl?: string;
+  /** Who we are, as the lock's holder is named to others. */
+  command: string;
+  logger?: Logger;
+  /** Between two tries of a lock (a waiting run; a standby's heartbeat too). Default 250 ms. */
+  pollMs?: number;
+  /** A leader's heartbeat on its connection; default 5 s. */
+  heartbeatMs?: number;
+}
+
+const NONE = { ids: [], domains: [], unknown: false, files: [] };
+
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<StateStore> {
+  const store = new PostgresStore(options);
+  // Created or upgraded once, at start-up: a missing privilege or a newer schema stops here.
+  await store.withConnection((connection) => migrate(connection.client, options.location.schema));
+  return store;
+}
+
+class PostgresStore implements StateStore {
+  readonly shown: string;
+  readonly backupsShown: string;
+  readonly #options: PostgresStoreOptions;
+  readonly #location: PostgresLocation;
+  readonly #account: string | undefined;
+  readonly #me: Pick<HeldBy, 'host' | 'pid' | 'command'>;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#options = options;
+    this.#location = options.location;
+    this.shown = options.location.shown;
+    this.backupsShown = `the backups table of ${options.location.shown}`;
+    this.#account = options.baseUrl === undefined ? undefined : canonicalBaseUrl(options.baseUrl);
+    this.#me = { host: hostname(), pid: process.pid, command: options.command };
+  }
+
+  #open(): Promise<Connection> {
+    return connect(this.#location, 'websites-sync');
+  }
+
+  async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
+    const connection = await this.#open();
+    try {
+      return await work(connection);
+    } catch (error) {
+      throw (error as { code?: string }).code ? explainConnectError(error, this.#location) : error;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  #key(role: LockKey['role']): LockKey {
+    if (this.#account === undefined)
+      throw new StateLockError('internal: a PostgreSQL state used without its account');
+    return { schema: this.#location.schema, account: this.#account, role };
+  }
+
+  async #read(connection: Connection, given: ReadOptions): Promise<ReadResult> {
+    const stored = await readAccount(connection.client, this.#location.schema, this.#key('run').account);
+    if (!stored) {
+      given.logger.info(
+        { stage: 'state', state: this.shown },
+        'no state for this account yet: write-only fields will be resent once',
+      );
+    }
+    const state = stateOf(stored, given.baseUrl, given.secret);
+    return stored ? { state, doubt: NONE } : { state, doubt: NONE, missing: this.shown };
+  }
+
+  /** Reads and writes through the connection that holds the lock, and only while it holds it. */
+  #session(connection: Connection, release: () => Promise<void>): StateSession {
+    const { schema } = this.#location;
+    const account = this.#key('run').account;
+    let written = nothingWritten();
+    return {
+      read: async (given) => {
+        connection.checkHeld();
+        const result = await this.#read(connection, given);
+        written = writtenOf(result.state);
+        return result;
+      },
+      save: async (state) => {
+        connection.checkHeld();
+        const { key: _, ...stored } = state;
+        await saveAccount(connection.client, schema, account, stored, written);
+      },
+      appendBackup: async (entry) => {
+        connection.checkHeld();
+        await insertBackup(connection.client, schema, account, entry);
+      },
+      lost: connection.lost,
+      release,
+    };
+  }
+
+  async #waitForRunLock(connection: Connection, request: LockRequest, waitMs: number): Promise<void> {
+    const deadline = Date.now() + (request.waitMs ?? waitMs);
+    const me = { ...this.#me, ...(request.command ? { command: request.command } : {}) };
+    let told = false;
+    while (!(await tryAdvisoryLock(connection, this.#key('run'), me))) {
+      request.signal?.throwIfAborted();
+      const holders = async () => readHolders(connection.client, this.#location.schema, this.#account);
+      if (Date.now() >= deadline) {
+        throw new StateLockError(heldMessage(await holders(), this.shown, this.#options.baseUrl ?? ''));
+      }
+      if (!told)
+        request.warn?.(
+          `waiting for the lock: ${heldMessage(await holders(), this.shown, this.#options.baseUrl ?? '')}`,
+        );
+      told = true;
+      await new Promise((done) => setTimeout(done, this.#options.pollMs ?? 250));
+    }
+  }
+
+  read(given: ReadOptions): Promise<ReadResult> {
+    return this.withConnection((connection) => this.#read(connection, given));
+  }
+
+  async lock(request: LockRequest = {}): Promise<StateSession> {
+    const connection = await this.#open();
+    try {
+      await this.#waitForRunLock(connection, request, 5_000);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return this.#session(connection, async () => {
+      await releaseAdvisoryLock(connection, this.#key('run')).catch(() => {});
+      await connection.close();
+    });
+  }
+
+  async lead(): Promise<Leadership | undefined> {
+    const connection = await this.#open();
+    if (!(await tryAdvisoryLock(connection, this.#key('leader'), this.#me).catch(() => false))) {
+      await connection.close();
+      return undefined;
+    }
+    const stopHeartbeat = startHeartbeat(connection, this.#options.heartbeatMs ?? 5_000);
+    return {
+      lost: connection.lost,
+      read: (given) => this.#read(connection, given),
+      lock: async (request = {}) => {
+        connection.checkHeld();
+        // The leader waits longer: a `--once` run in progress is finishing its work.
+        await this.#waitForRunLock(connection, request, 60_000);
+        return this.#session(connection, () =>
+          releaseAdvisoryLock(connection, this.#key('run')).catch(() => {}),
+        );
+      },
+      release: async () => {
+        stopHeartbeat();
+        await releaseAdvisoryLock(connection, this.#key('leader')).catch(() => {});
+        await connection.close();
+      },
+    };
+  }
+
+  holders(): Promise<HeldBy[]> {
+    return this.withConnection((connection) =>
+      readHolders(connection.client, this.#location.schema, this.#account),
+    );
+  }
+
+  async readBackups() {
+    const entries = await this.withConnection((c) => readBackupRows(c.client, this.#location.schema));
+    return { entries, unreadable: [] };
+  }
+
+  contents(): Promise<StoreContents> {
+    return this.withConnection((connection) => contentsOf(connection, this.#location.schema));
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const { states, backups } = await this.contents();
+    return states.length === 0 && backups.length === 0;
+  }
+
+  replace(contents: StoreContents): Promise<void> {
+    return this.withConnection(async (connection) => {
+      const holders = await readHolders(connection.client, this.#location.schema, undefined);
+      if (holders.length > 0) throw new StateLockError(heldMessage(holders, this.shown, 'an account'));
+      await replaceAll(connection.client, this.#location.schema, {
+        states: contents.states.map((state) => ({ account: canonicalBaseUrl(state.base_url), state })),
+        backups: contents.backups.map((entry) => ({ account: canonicalBaseUrl(entry.base_url), entry })),
+      });
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+async function contentsOf(connection: Connection, schema: string): Promise<StoreContents> {
+  const states = [];
+  for (const account of await readAccounts(connection.client, schema)) {
+    const stored = await readAccount(connection.client, schema, account);
+    if (stored) states.push(stored);
+  }
+  return { states, backups: await readBackupRows(connection.client, schema) };
+}

@@ -1,0 +1,55 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// `state show` and the state command's words, with the file backend (the PostgreSQL one: test/state-pg).
+let simulator: Simulator;
+let dir: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  simulator = await startSimulator();
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-state-cmd-'));
+  env = toolEnv(simulator, dir);
+});
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+describe('websites-sync state', () => {
+  it('show: the lock, the protections and the pending deletes of a state file, with since when', async () => {
+    const manifest = (domains: string[]) =>
+      `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n${d.startsWith('a.') ? '    protect: true\n' : ''}`).join('')}`;
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      manifest(['a.example.com', 'b.example.com', 'c.example.com']),
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    await writeFile(join(dir, 'websites.yaml'), manifest(['c.example.com']));
+    expect((await runCli(['--once', '--prune', '--delete-delay', '1d'], env)).code).toBe(0);
+    const shown = await runCli(['state', 'show'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`State: ${env.WEBSITES_SYNC_STATE_FILE}\nLock: free`);
+    expect(shown.stdout).toMatch(/protected: 1\n {4}a\.example\.com \(id \d+\)/);
+    expect(shown.stdout).toMatch(
+      /pending deletes: 1\n {4}b\.example\.com \(id \d+\) planned for deletion since \d{4}-\d\d-\d\dT/,
+    );
+  });
+
+  it('says what it takes when the action is missing or unknown', async () => {
+    for (const args of [['state'], ['state', 'list']]) {
+      const run = await runCli(args, env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'use: websites-sync state show, or websites-sync state migrate --from PATH|URL --to PATH|URL',
+      );
+    }
+    const same = await runCli(['state', 'migrate', '--from', env.WEBSITES_SYNC_STATE_FILE as string], env);
+    expect(same.code).toBe(1);
+    expect(same.stderr).toContain('--from and --to are the same state');
+  });
+});

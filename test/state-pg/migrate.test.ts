@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+
+// `state migrate`: a file state and its backups into PostgreSQL and back, losing nothing.
+
+let db: TestDatabase;
+let simulator: Simulator;
+let dir: string;
+let fileEnv: Record<string, string>;
+
+const entries = (domains: string[], protect: string[] = []) =>
+  `version: 1\nwebsites:\n${domains
+    .map(
+      (d) =>
+        `  - domain: ${d}\n    exclude_params: [utm_source]\n${protect.includes(d) ? '    protect: true\n' : ''}`,
+    )
+    .join('')}`;
+
+async function sync(manifest: string, args: string[]): Promise<void> {
+  await writeFile(join(dir, 'websites.yaml'), manifest);
+  const run = await runCli(['--once', ...args], fileEnv);
+  expect(run.code, run.stderr).toBe(0);
+}
+
+describe.skipIf(skipWithoutDatabase)('state migrate', () => {
+  beforeAll(async () => {
+    db = await startTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.stop();
+  });
+  beforeEach(async () => {
+    simulator = await startSimulator();
+    dir = await mkdtemp(join(tmpdir(), 'websites-sync-migrate-'));
+    fileEnv = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_FORMAT: 'json' };
+    // Fingerprints, a protection, a pending delete and a backup of a deleted website.
+    await sync(
+      entries(['a.example.com', 'b.example.com', 'c.example.com', 'd.example.com'], ['a.example.com']),
+      [],
+    );
+    await sync(entries(['b.example.com', 'c.example.com']), ['--prune', '--delete-delay', '0s']);
+    await sync(entries(['b.example.com']), ['--prune', '--delete-delay', '1d']);
+  });
+  afterEach(async () => {
+    await simulator.close();
+  });
+
+  it('file → PostgreSQL → file: the same state, field by field, and the same backups', async () => {
+    const statePath = fileEnv.WEBSITES_SYNC_STATE_FILE as string;
+    const original = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(Object.keys(original.protected)).toHaveLength(1);
+    expect(Object.keys(original.pending_deletes)).toHaveLength(1);
+    const backups = await readFile(join(dir, '.websites-sync-deleted.jsonl'), 'utf8');
+    expect(backups.trim().split('\n')).toHaveLength(1);
+
+    const url = db.stateUrl(db.schema());
+    const pgEnv = { ...fileEnv, WEBSITES_SYNC_STATE: url };
+    const into = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
+    expect(into.code, into.stderr).toBe(0);
+    expect(into.stderr).toContain('Copied 1 account state(s) and 1 backup(s)');
+    expect(into.stderr).not.toContain(db.password);
+
+    // The copy is in force: a run on PostgreSQL is converged, protections and delays included.
+    const dry = await runCli(
+      ['--once', '--dry-run', '--detailed-exitcode', '--prune', '--delete-delay', '1d'],
+      pgEnv,
+    );
+    expect(dry.code, dry.stdout).toBe(0);
+    const show = await runCli(['state', 'show'], pgEnv);
+    expect(show.stdout).toContain('protected: 1\n    a.example.com');
+    expect(show.stdout).toMatch(
+      /pending deletes: 1\n {4}c\.example\.com \(id \d+\) planned for deletion since \d{4}-/,
+    );
+
+    const again = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already holds a state or backups; nothing was changed. Add --force');
+
+    const back = join(dir, 'back', 'state.json');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'back'));
+    const out = await runCli(['state', 'migrate', '--to', back], pgEnv);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(await readFile(back, 'utf8'))).toEqual(original);
+    const backBackups = await readFile(join(dir, 'back', '.websites-sync-deleted.jsonl'), 'utf8');
+    expect(
+      backBackups
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(
+      backups
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    );
+  });
+});
