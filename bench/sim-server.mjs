@@ -17,8 +17,13 @@ const simulator = await startSimulator({
 });
 const seedMs = performance.now() - started;
 
-/** What a request was for: a list page, a domain lookup (`search=`), or anything else. */
+/**
+ * What a request was for: a list page, a domain lookup (`search=`), the account's plan (`account`, once
+ * per run), a website's traffic before its delete (`stats`, once per delete), or anything else.
+ */
 function kindOf(request) {
+  if (request.method === 'GET' && request.path === '/api/v1/account') return 'account';
+  if (request.method === 'GET' && request.path.startsWith('/api/v1/stats/')) return 'stats';
   if (request.method !== 'GET' || request.path !== '/api/v1/websites') return request.method.toLowerCase();
   return request.query.search === undefined ? 'list' : 'search';
 }

@@ -1,6 +1,6 @@
 // Why a target is missed, from what this run measured and what profiling found (see docs/bench-readme.md).
 // Printed only for the targets actually missed, so the explanations leave with the causes.
-import { megabytes, seconds } from './measure.mjs';
+import { listRequests, megabytes, seconds } from './measure.mjs';
 
 export function explanations(results, targets) {
   const lines = [];
@@ -19,7 +19,7 @@ export function explanations(results, targets) {
     const stages = Object.entries(phases)
       .map(([name, p]) => `${name} ${seconds(p.cpuMs)} s`)
       .join(', ');
-    const perPageMs = phases.listing ? phases.listing.wallMs / large.requests.min : 0;
+    const perPageMs = phases.listing ? phases.listing.wallMs / listRequests(large.count) : 0;
     // Past a few milliseconds a page, the wait is the simulator's: it builds each page from the whole account.
     const slowSimulator =
       perPageMs > 5

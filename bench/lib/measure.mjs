@@ -9,6 +9,12 @@ export const median = (values) => {
 /** List requests of a full listing: ⌈N/100⌉, and at least one (an empty account still answers a page). */
 export const listRequests = (websites) => Math.max(1, Math.ceil(websites / 100));
 
+/** The account's plan (`GET /api/v1/account`): read once per run (the daemon: once per resync). */
+export const ACCOUNT_READS = 1;
+
+/** The fewest requests of a run that lists the account: its pages and the account's plan. */
+export const runRequests = (websites) => listRequests(websites) + ACCOUNT_READS;
+
 /**
  * Sequential round trips of a listing at this concurrency: the first page alone (it tells how many
  * there are), then the rest `concurrency` at a time.

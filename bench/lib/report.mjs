@@ -1,7 +1,7 @@
 // Turns the scenarios' measures into target verdicts and the markdown of docs/benchmarks.md.
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { explanations } from './explain.mjs';
-import { megabytes, seconds } from './measure.mjs';
+import { megabytes, runRequests, seconds } from './measure.mjs';
 import { compareTable, cpuInformation, featureTable, issueTargets } from './report-compare.mjs';
 import { COMPARE_LATENCY_MS } from './scenarios-compare.mjs';
 
@@ -40,9 +40,19 @@ function latencyVerdict(row) {
 
 const checksOf = (row) => (row.checks ?? []).filter((c) => !c.ok).map((c) => verdict(false, c.label));
 
-function requestsCell({ made, min, refused }) {
+function requestsCell({ made, min, refused, kinds }) {
   const extra = refused ? ` + ${refused} × 429` : '';
-  return `${made.toLocaleString('en')}${extra} (${min.toLocaleString('en')})`;
+  return `${made.toLocaleString('en')}${extra} (${min.toLocaleString('en')})${kindsNote(kinds)}`;
+}
+
+/** The guards' reads, named in the cell: the account's plan per run, a website's traffic per delete. */
+function kindsNote(kinds) {
+  if (!kinds) return '';
+  const parts = [
+    kinds.account ? `${kinds.account.toLocaleString('en')} account` : '',
+    kinds.stats ? `${kinds.stats.toLocaleString('en')} stats` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? `<br>incl. ${parts.join(', ')}` : '';
 }
 
 /** One table row per measured line: [scenario, requests, wall, cpu, rss, targets]. */
@@ -52,7 +62,7 @@ export function rows(results) {
   if (startup) {
     out.push([
       'Process start-up: dry run of 1 website on an empty account, no latency (median of 5)',
-      `${startup.requests} (1)`,
+      `${startup.requests} (${runRequests(0)})`,
       `${seconds(startup.wallMs, 3)} s (\`node -e 0\`: ${seconds(startup.nodeMs, 3)} s)`,
       `${seconds(startup.cpuMs)} s`,
       `${megabytes(startup.maxRssKb)} MB`,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { API_KEY, manifestOf, PASSWORD_ENV, websites, writeConvergedState } from './fixtures.mjs';
-import { countLog } from './measure.mjs';
+import { countLog, runRequests } from './measure.mjs';
 import { freePort, scrape, spawnTool, startSim } from './processes.mjs';
 
 const CPU = 'process_cpu_seconds_total';
@@ -132,7 +132,8 @@ export async function daemonScenarios(
       runs: {
         id: 'daemon-runs',
         name: `Daemon: ${runs.toLocaleString('en')} consecutive no-change runs (SIGHUP)`,
-        requests: { made: countLog(log).total, min: runs },
+        // Each resync lists the account and reads its plan.
+        requests: { made: countLog(log).total, min: runs * runRequests(count), kinds: countLog(log).byKind },
         wallMs,
         cpuMs: (late[CPU] - cpuStart) * 1000,
         checkpoint,

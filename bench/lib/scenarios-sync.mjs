@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { API_KEY, manifestOf, PASSWORD_ENV, websites, writeConvergedState } from './fixtures.mjs';
-import { countLog, listRequests, listRounds, median, replayWindows } from './measure.mjs';
+import { countLog, listRequests, listRounds, median, replayWindows, runRequests } from './measure.mjs';
 import { cliCommand, runTool, shebangFlags, startSim, wallOf } from './processes.mjs';
 
 export const CONCURRENCY = 8;
@@ -117,7 +117,7 @@ export async function latencyScenarios(dir, startup, count = 10_000, updates = 1
         count,
         name: `Converged plan, ${count.toLocaleString('en')} websites, ${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}`,
         run: plan,
-        requests: { made: plan.counts.total, min: listRequests(count) },
+        requests: { made: plan.counts.total, min: runRequests(count), kinds: plan.counts.byKind },
         roundTrips: rounds,
         boundMs: startup.wallMs + rounds * LATENCY_MS,
         checks: [{ label: 'plan is empty', ok: changed(plan.report) === 0 }],
@@ -128,7 +128,7 @@ export async function latencyScenarios(dir, startup, count = 10_000, updates = 1
         count,
         name: `Apply ${updates.toLocaleString('en')} updates on that account, same latency`,
         run: apply,
-        requests: { made: apply.counts.total, min: listRequests(count) + updates },
+        requests: { made: apply.counts.total, min: runRequests(count) + updates, kinds: apply.counts.byKind },
         roundTrips: rounds + Math.ceil(updates / CONCURRENCY),
         boundMs: startup.wallMs + (rounds + Math.ceil(updates / CONCURRENCY)) * LATENCY_MS,
         checks: [
@@ -161,7 +161,7 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
       `${windowMs / 1000}s`,
     ];
     const run = await measuredRun(sim, args, dir);
-    const min = listRequests(0) + creates;
+    const min = runRequests(0) + creates;
     const windows = replayWindows(run.log, windowMs);
     const arrivals = run.log.map(([at]) => at);
     const spanMs = Math.max(...arrivals) - Math.min(...arrivals);
@@ -172,7 +172,7 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
       id: 'rate-limited',
       name: `Rate-limited: ${creates} creates, ${limit} requests per ${windowMs / 1000} s, ${LATENCY_MS} ms latency`,
       run,
-      requests: { made: run.counts.total - refused, min, refused },
+      requests: { made: run.counts.total - refused, min, refused, kinds: run.counts.byKind },
       roundTrips: undefined,
       boundMs: startup.wallMs + idealSpanMs + LATENCY_MS,
       rate: {
@@ -244,7 +244,7 @@ export async function largeScenario(dir, startup, pending) {
       count,
       name: `Converged plan, ${count.toLocaleString('en')} websites, no latency`,
       run,
-      requests: { made: run.counts.total, min: listRequests(count) },
+      requests: { made: run.counts.total, min: runRequests(count), kinds: run.counts.byKind },
       roundTrips: 0,
       boundMs: undefined,
       cpuBeyondStartupMs: run.cpuMs - startup.cpuMs,

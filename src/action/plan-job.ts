@@ -52,9 +52,16 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     return 1;
   }
   // 2 is "changes to review": the plan job succeeded; 1 (error) and 3 (refused) fail it.
-  if (report.code === 3) core.setFailed(`refused: ${ctx.io.redactor.show(report.result.refused ?? '')}`);
+  if (report.code === 3) core.setFailed(`refused: ${ctx.io.redactor.show(refusalOf(report))}`);
   else if (report.code === 1) core.setFailed('the plan ended with errors (see the job summary)');
   return report.code === 2 ? 0 : report.code;
+}
+
+/** The mass-delete guard's reason, or the deletes the traffic guard refused (the rest is in the plan). */
+function refusalOf(report: SyncReport): string {
+  const refusals = report.result.plan.trafficRefused;
+  const traffic = `the traffic guard refused ${refusals.length} delete(s) of websites with visitors: ${refusals.map((r) => r.domain).join(', ')} (allow_delete_with_traffic: true on an entry lets one through)`;
+  return report.result.refused ?? traffic;
 }
 
 function pullRequestOf(ctx: JobContext): PullRequest {

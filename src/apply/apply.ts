@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
 import type { WebsiteId } from '../model/index.js';
-import type { Change, DeleteChange, Plan, UpdateChange } from '../plan/index.js';
+import { type Change, type DeleteChange, type Plan, type UpdateChange, unfitText } from '../plan/index.js';
 import { AuthError, NotSentError, ServiceError, type WebsiteService } from '../service/index.js';
 import { forgetWebsite, isProtected, type StateData } from '../state/index.js';
 import { createWebsite } from './create.js';
@@ -86,7 +86,11 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
       }
       let outcome: Outcome;
       try {
-        outcome = await applyChange(change, options);
+        // Beyond the account's plan limit, as the plan said before anything was sent: not sent.
+        outcome =
+          change.kind === 'create' && change.unfit
+            ? { ...outcomeOf(change, 'skipped', undefined), error: unfitText(plan.capacity) }
+            : await applyChange(change, options);
       } catch (error) {
         if (error instanceof AuthError) authError ??= error;
         if (isPlanLimit(error)) limitReached = true;

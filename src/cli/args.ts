@@ -1,3 +1,4 @@
+import type { TrafficGuardMode } from '../model/index.js';
 import type { RunSettings } from '../reconcile/index.js';
 import type { ConnectionSettings } from '../service/index.js';
 import { type Command, explainStrayWord, parseCommandArgs, splitCommand } from './argv.js';
@@ -56,6 +57,9 @@ export interface Config {
   prune: boolean;
   /** `--delete-delay`: overrides the manifest's `delete_delay` when set. */
   deleteDelayMs: number | undefined;
+  /** `--traffic-window` / `--traffic-guard`: override the manifest's `traffic_window` / `traffic_guard`. */
+  trafficWindowDays: number | undefined;
+  trafficGuard: TrafficGuardMode | undefined;
   force: boolean;
   /** `--adopt` (with `--once`): unknown write-only fields of existing websites are recorded, not sent. */
   adopt: boolean;
@@ -225,6 +229,8 @@ function resolveFlat(
     dryRun: value<boolean>('dry-run'),
     prune: value<boolean>('prune'),
     deleteDelayMs: value<number | undefined>('delete-delay'),
+    trafficWindowDays: value<number | undefined>('traffic-window'),
+    trafficGuard: value<TrafficGuardMode | undefined>('traffic-guard'),
     force: value<boolean>('force'),
     adopt: value<boolean>('adopt'),
     output: output as OutputFormat,
@@ -251,6 +257,8 @@ function withGroups(config: Omit<Config, 'run' | 'connection'>): Config {
     run: {
       prune: config.prune,
       deleteDelayMs: config.deleteDelayMs,
+      ...(config.trafficWindowDays === undefined ? {} : { trafficWindowDays: config.trafficWindowDays }),
+      ...(config.trafficGuard === undefined ? {} : { trafficGuard: config.trafficGuard }),
       force: config.force,
       dryRun: config.dryRun,
       concurrency: config.concurrency,

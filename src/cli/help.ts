@@ -64,12 +64,17 @@ Options:
 ${optionsHelp('sync')}
 Per website (or under defaults:) in the manifest: protect: true (never deleted, even after its
 entry is removed, until a manifest lists it with protect: false), observe: true (compared and
-shown, never written), ignore_fields: [email, ...] (never compared, shown or sent).
+shown, never written), ignore_fields: [email, ...] (never compared, shown or sent). An entry with
+allow_delete_with_traffic: true (its domain and nothing else) is a website to delete, with prune,
+although it still has visitors (docs/explanation/guards.md).
 
 Exit status: 0 success or no changes; 1 error (invalid manifest, authentication, failed
-operations, a stale saved plan); 2 changes pending (--dry-run --detailed-exitcode); 3 refused by
-the mass-delete guard, or a delete of a website protected by a state file the run could not use
-(kept aside as <state file>.discarded-<time>; restore it, or --force); 130 / 143 stopped by SIGINT / SIGTERM (operations in flight finish first).
+operations, creates beyond the account's plan limit, a stale saved plan, a key rotated part-way); 2
+changes pending (--dry-run --detailed-exitcode); 3 refused by the mass-delete guard, or a delete of a
+website protected by a state file the run could not use (kept aside as <state file>.discarded-<time>;
+restore it, or --force), or deletes of websites with visitors refused by the traffic guard (the rest
+applied; allow_delete_with_traffic: true or --force); 130 / 143 stopped by SIGINT / SIGTERM
+(operations in flight finish first).
 `;
 
 /** `COMMAND --help`: what the command does and the options it takes. */

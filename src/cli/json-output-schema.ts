@@ -26,6 +26,20 @@ const field = z
   })
   .strict();
 
+const count = z.number().int().nonnegative();
+
+const traffic = z
+  .object({
+    visitors: count.nullable().describe('visitors over the window; null when they could not be read'),
+    window_days: count.describe("the traffic guard's window, in days (`traffic_window`)"),
+    unknown_reason: z.string().optional().describe('why the traffic is unknown'),
+    allowed_by: z
+      .enum(['allow_delete_with_traffic', '--force'])
+      .optional()
+      .describe('what let the delete through despite visitors (or unknown traffic under `strict`)'),
+  })
+  .strict();
+
 const change = z
   .object({
     action: z
@@ -41,10 +55,15 @@ const change = z
       .describe('changes that expose or destroy data'),
     risky: z.boolean().describe('`risks` is not empty'),
     resend_only: z.boolean().describe('every field is only (re)sent because its current value is unknown'),
+    traffic: traffic
+      .optional()
+      .describe("a delete's visitors, read before it by the traffic guard (docs/explanation/guards.md)"),
+    unfit: z
+      .literal(true)
+      .optional()
+      .describe("a create beyond the account's plan limit: not sent (docs/explanation/guards.md)"),
   })
   .strict();
-
-const count = z.number().int().nonnegative();
 
 const summary = z
   .object({
@@ -58,6 +77,8 @@ const summary = z
     observed: count.describe('`observe: true` websites that drifted (shown, never applied)'),
     pending_delete: count.describe('deletes held back by `delete_delay`'),
     protected: count.describe('deletes prevented by `protect`'),
+    traffic_refused: count.describe('deletes the traffic guard refused (the website had visitors)'),
+    unfit: count.describe("creates beyond the account's plan limit, not sent"),
     domains_with_controls: count
       .optional()
       .describe(
@@ -117,6 +138,25 @@ export const jsonOutputSchema = z
       .array(z.object({ id, domain: z.string(), fields: z.array(z.string()) }).strict())
       .optional()
       .describe('`--adopt`: websites whose write-only fields were recorded as declared, not sent'),
+    traffic_window_days: count
+      .optional()
+      .describe("the traffic guard's window in days, when it ran (docs/explanation/guards.md)"),
+    traffic_refused: z
+      .array(z.object({ id, domain: z.string(), ...traffic.shape }).strict())
+      .describe('deletes the traffic guard refused, with their counts; the rest of the plan goes ahead'),
+    capacity: z
+      .object({
+        limit: count.nullable().describe('the most websites the plan allows; null when unlimited or unknown'),
+        unlimited: z.boolean().describe('the plan says -1: no limit'),
+        known: z.boolean().describe('`/api/v1/account` told the limit'),
+        unknown_reason: z.string().optional().describe('why the limit is unknown'),
+        now: count.describe('websites on the account now'),
+        after: count.describe('websites on the account once the plan is applied'),
+        unfit: count.describe('creates beyond the limit, not sent'),
+      })
+      .strict()
+      .optional()
+      .describe("the account's plan limit and what the plan leaves of it (docs/explanation/guards.md)"),
     write_only_kept: z
       .partialRecord(z.enum(['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips']), count)
       .optional()

@@ -1,7 +1,13 @@
 // The values of options, checked one by one: each error names where the value came from (the option,
 // or the environment variable that set it) and what is allowed.
 import { statSync } from 'node:fs';
-import { isLoopbackHost, shownUrl } from '../model/index.js';
+import {
+  isLoopbackHost,
+  shownUrl,
+  TRAFFIC_GUARD_MODES,
+  TRAFFIC_WINDOW_MAX_DAYS,
+  type TrafficGuardMode,
+} from '../model/index.js';
 import { notRegular, notRegularMessage } from '../state/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
@@ -67,4 +73,21 @@ export function refuseUnusablePath(path: string, name: string, use: 'read' | 'wr
   if (what !== undefined && use === 'write') {
     throw new UsageError(`${name}: ${path} ${notRegularMessage(what)}; give the path of a regular file`);
   }
+}
+
+/** `--traffic-window`: days of traffic read before a delete; 0 turns the guard off. */
+export function parseTrafficWindow(text: string, name = '--traffic-window'): number {
+  const days = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(days >= 0 && days <= TRAFFIC_WINDOW_MAX_DAYS)) {
+    throw new UsageError(
+      `${name}: "${text}" is not allowed; use a whole number of days from 0 (off) to ${TRAFFIC_WINDOW_MAX_DAYS}`,
+    );
+  }
+  return days;
+}
+
+export function parseTrafficGuard(text: string, name = '--traffic-guard'): TrafficGuardMode {
+  const mode = TRAFFIC_GUARD_MODES.find((m) => m === text);
+  if (mode === undefined) throw new UsageError(`${name}: "${text}" is not a mode; use lenient or strict`);
+  return mode;
 }

@@ -1,6 +1,13 @@
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
-import { checkNotifyUrl, parseConcurrency, parseDeleteDelay, parseRateBudget } from './option-values.js';
+import {
+  checkNotifyUrl,
+  parseConcurrency,
+  parseDeleteDelay,
+  parseRateBudget,
+  parseTrafficGuard,
+  parseTrafficWindow,
+} from './option-values.js';
 import { LEADER_OPTIONS, MIGRATE_OPTIONS, STATE, STATE_OPTIONS } from './options-state.js';
 
 // Every option, described once: its flag, the environment variable that sets it, its default, how its
@@ -120,12 +127,30 @@ export const OPTION_TABLE = {
   },
   force: {
     type: 'boolean',
-    help: 'override the mass-delete guard',
+    help: 'override the mass-delete guard and the traffic guard',
     helpFor: {
       export: 'replace an existing --out FILE',
       state: 'state migrate: replace a target that already holds a state or backups',
     },
     commands: [...CONNECTS, 'state'],
+  },
+  'traffic-window': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_TRAFFIC_WINDOW',
+    arg: 'DAYS',
+    help: "before a delete, read the website's visitors over this many days (one request per delete) and refuse to delete one that had any, 0-90; 0 turns the traffic guard off; overrides traffic_window: in the manifest",
+    defaultNote: "the manifest's traffic_window, else 30",
+    read: parseTrafficWindow,
+    commands: RUN,
+  },
+  'traffic-guard': {
+    type: 'string',
+    env: 'WEBSITES_SYNC_TRAFFIC_GUARD',
+    arg: 'MODE',
+    help: 'a delete whose traffic cannot be read: lenient deletes it (shown as "traffic unknown"), strict refuses it; overrides traffic_guard: in the manifest',
+    defaultNote: "the manifest's traffic_guard, else lenient",
+    read: parseTrafficGuard,
+    commands: RUN,
   },
   ...MIGRATE_OPTIONS,
   adopt: {

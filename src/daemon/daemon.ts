@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { RemoteWebsite } from '../model/index.js';
+import type { PlanLimit, RemoteWebsite } from '../model/index.js';
 import { eventsOfRun, manifestEvent } from '../notify/index.js';
 import { summarise, toJsonPlan } from '../plan/index.js';
 import {
@@ -15,7 +15,7 @@ import type { Leadership } from '../state/index.js';
 import { KnownListing } from './known-listing.js';
 import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
-import { heldBackOf, logRun, suffix, warnHeldBack } from './run-log.js';
+import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
 import { planWarning, WarningLog } from './warning-log.js';
@@ -42,6 +42,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   #wasValid: boolean | undefined;
   #runs = 0;
   #last: RunReport | undefined;
+  /** The account's plan limit as the last resync read it (edits of the manifest do not ask again). */
+  #planLimit: PlanLimit | undefined;
 
   constructor(options: DaemonOptions) {
     super();
@@ -195,6 +197,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       throw error;
     });
     this.#known.remember(result, manifest.desired);
+    if (!read) this.#planLimit = result.planLimit;
     this.#notifyRun(result, triggers);
     return this.#classify(result, logger);
   }
@@ -238,6 +241,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       state: run.leadership,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
+      ...(options.trafficWindowDays === undefined ? {} : { trafficWindowDays: options.trafficWindowDays }),
+      ...(options.trafficGuard === undefined ? {} : { trafficGuard: options.trafficGuard }),
+      // The account's plan is read once per resync; an edit of the manifest uses the last one read.
+      ...(read && this.#planLimit ? { planLimit: this.#planLimit } : {}),
       now: this.#now,
       force: options.force,
       dryRun: options.dryRun,
@@ -272,7 +279,12 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       finishedAt: this.#now(),
       outcomes: report.outcomes,
       managed: this.#source.inForce?.desired.websites.length,
-      ...(report.summary ? { heldBack: heldBackOf(report.summary) } : {}),
+      ...(report.summary
+        ? {
+            heldBack: heldBackOf(report.summary),
+            refusedDeletes: refusedDeletesOf(report.result, report.summary),
+          }
+        : {}),
     });
     logRun(report, logger);
     this.emit('run-finished', report);

@@ -29,7 +29,9 @@ export interface RunMetrics {
   /** Websites listed in the manifest in force, when there is one. */
   managed?: number;
   /** What the run's plan held back, when it computed one. */
-  heldBack?: { observed: number; pending_delete: number; protected: number };
+  heldBack?: { observed: number; pending_delete: number; protected: number; traffic_refused: number };
+  /** Deletes a guard refused in this run: the traffic guard's apart from the mass-delete guard's. */
+  refusedDeletes?: { traffic: number; mass_delete: number };
 }
 
 export interface DaemonMetricsOptions {
@@ -86,8 +88,14 @@ export class DaemonMetrics {
   });
   readonly #heldBack = new Gauge({
     name: 'websites_sync_websites_held_back',
-    help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected).',
+    help: 'Per the last plan: observed websites with drift (observed), deletes waiting for delete_delay (pending_delete), deletes prevented by protect (protected), deletes refused by the traffic guard (traffic_refused).',
     labelNames: ['kind'],
+    registers: this.#registers,
+  });
+  readonly #refusedDeletes = new Counter({
+    name: 'websites_sync_deletes_refused_total',
+    help: 'Deletes a guard refused: the traffic guard (the website had visitors; the rest of the plan went ahead) apart from the mass-delete guard (the whole plan refused).',
+    labelNames: ['guard'],
     registers: this.#registers,
   });
 
@@ -103,7 +111,10 @@ export class DaemonMetrics {
       for (const result of results) this.#operations.inc({ action, result }, 0);
     }
     for (const status of [...KNOWN_STATUS_CODES.map(String), 'error']) this.#requests.inc({ status }, 0);
-    for (const kind of ['observed', 'pending_delete', 'protected']) this.#heldBack.set({ kind }, 0);
+    for (const kind of ['observed', 'pending_delete', 'protected', 'traffic_refused']) {
+      this.#heldBack.set({ kind }, 0);
+    }
+    for (const guard of ['traffic', 'mass_delete']) this.#refusedDeletes.inc({ guard }, 0);
     // prom-client samples event-loop lag every 10 ms by default, which alone wakes an idle daemon 100
     // times a second; 100 ms keeps the metric useful at a tenth of the cost.
     if (options.defaultMetrics ?? true) {
@@ -123,6 +134,9 @@ export class DaemonMetrics {
     if (run.result === 'success') this.#lastSuccess.set(run.finishedAt / 1000);
     if (run.managed !== undefined) this.#managed.set(run.managed);
     for (const [kind, count] of Object.entries(run.heldBack ?? {})) this.#heldBack.set({ kind }, count);
+    for (const [guard, count] of Object.entries(run.refusedDeletes ?? {})) {
+      this.#refusedDeletes.inc({ guard }, count);
+    }
   }
 
   /** `--rate-budget` and the key's use, read at each scrape. */

@@ -5,8 +5,17 @@ import type { ReconcileResult } from '../reconcile/index.js';
 // What each run says in the log: its result line, and what its plan held back (observed drift, pending
 // deletes, protected websites), which the metrics count too.
 
-export function heldBackOf({ observed, pending_delete, protected: kept }: PlanSummary) {
-  return { observed, pending_delete, protected: kept };
+export function heldBackOf({ observed, pending_delete, protected: kept, traffic_refused }: PlanSummary) {
+  return { observed, pending_delete, protected: kept, traffic_refused };
+}
+
+/**
+ * The deletes a guard refused in a run, by guard: a refused plan with no traffic refusal was refused
+ * whole (the mass-delete guard, or a state it could not use), before any traffic was read.
+ */
+export function refusedDeletesOf(result: string, summary: PlanSummary) {
+  const wholePlan = result === 'refused' && summary.traffic_refused === 0;
+  return { traffic: summary.traffic_refused, mass_delete: wholePlan ? summary.delete : 0 };
 }
 
 /** A bad merge under delete_delay, or drift on an observed website, is a warning in every run's log. */

@@ -5,6 +5,7 @@
 // again to report every problem with its position. Both paths give the same result for the same text.
 import type { DesiredState, SourceLocation } from '../model/index.js';
 import { readSimpleYaml } from './fast-yaml.js';
+import { ALLOW_DELETE_KEY } from './guards.js';
 import { type Env, interpolateData } from './interpolate.js';
 import { lifecycleInvalid } from './lifecycle.js';
 import type { Path } from './locate.js';
@@ -29,6 +30,8 @@ function rootValid(data: Record<string, unknown>): boolean {
   return (
     shape.prune.safeParse(data.prune).success &&
     shape.delete_delay.safeParse(data.delete_delay).success &&
+    shape.traffic_window.safeParse(data.traffic_window).success &&
+    shape.traffic_guard.safeParse(data.traffic_guard).success &&
     shape.ignore.safeParse(data.ignore).success &&
     shape.defaults.safeParse(data.defaults).success
   );
@@ -37,7 +40,8 @@ function rootValid(data: Record<string, unknown>): boolean {
 /** True when every entry has only known keys and valid settings (domains are checked by resolution). */
 function entriesValid(entries: unknown[], cache: SlotCache): boolean {
   for (const entry of entries) {
-    if (!isRecord(entry) || lifecycleInvalid(entry)) return false;
+    // An entry asking for a delete (`allow_delete_with_traffic`) is rare: the full path checks it.
+    if (!isRecord(entry) || lifecycleInvalid(entry) || ALLOW_DELETE_KEY in entry) return false;
     for (const key in entry) {
       if (!ENTRY_KEYS.has(key)) return false;
       if (SETTINGS.has(key) && cache.read(key as (typeof SETTING_KEYS)[number], entry[key]).kind !== 'ok') {

@@ -6,6 +6,7 @@
 import type { DesiredState, DesiredWebsite, SourceLocation } from '../model/index.js';
 import { canonicalDomain, compileIgnore, type IgnoreRules } from '../model/index.js';
 import { globError } from './fields.js';
+import { ALLOW_DELETE_KEY, allowDeleteWithTrafficSchema, readTrafficSettings } from './guards.js';
 import { effectiveLifecycle, type Lifecycle, readLifecycle } from './lifecycle.js';
 import type { Finding, Path } from './locate.js';
 import { manifestSchema } from './schema.js';
@@ -30,6 +31,8 @@ interface Context {
   findings: Finding[];
   /** Whether some website takes its password from `defaults`. */
   defaultPasswordUsed: boolean;
+  /** Domains of the entries with `allow_delete_with_traffic: true` (websites to delete). */
+  allowDelete: string[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -131,8 +134,31 @@ function checkIgnoredPassword(
   return true;
 }
 
+/** An entry with `allow_delete_with_traffic: true` is a website to delete: nothing but its domain. */
+function resolveDeletion(raw: Record<string, unknown>, index: number, ctx: Context): void {
+  const identity = checkDomain(raw.domain, index, ctx);
+  for (const key of Object.keys(raw)) {
+    if (key === 'domain' || key === ALLOW_DELETE_KEY) continue;
+    ctx.findings.push({
+      severity: 'error',
+      path: ['websites', index, key],
+      message: `an entry with ${ALLOW_DELETE_KEY}: true is a website to delete, so it sets nothing else; remove ${key}, or remove ${ALLOW_DELETE_KEY} to keep the website`,
+    });
+  }
+  if (identity) ctx.allowDelete.push(identity.domain);
+}
+
+function isDeletion(raw: Record<string, unknown>): boolean {
+  const parsed = allowDeleteWithTrafficSchema.safeParse(raw[ALLOW_DELETE_KEY]);
+  return Object.hasOwn(raw, ALLOW_DELETE_KEY) && parsed.success && parsed.data;
+}
+
 function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
   if (!isRecord(raw)) return undefined;
+  if (isDeletion(raw)) {
+    resolveDeletion(raw, index, ctx);
+    return undefined;
+  }
   const identity = checkDomain(raw.domain, index, ctx);
   const own = readSettings(raw, ctx.cache);
   const effective = effectiveSettings(own, ctx.defaults);
@@ -187,6 +213,7 @@ export function resolveManifest(
     locate,
     findings: [],
     defaultPasswordUsed: false,
+    allowDelete: [],
   };
   const entries: unknown[] = Array.isArray(data.websites) ? data.websites : [];
   const websites = entries.flatMap((raw, index) => resolveWebsite(raw, index, ctx) ?? []);
@@ -202,9 +229,12 @@ export function resolveManifest(
   return {
     prune: (prune.success && prune.data) === true,
     ...(delay.success && delay.data !== undefined ? { deleteDelayMs: delay.data } : {}),
+    ...readTrafficSettings(data),
+    ...(ctx.allowDelete.length > 0 ? { allowDeleteWithTraffic: ctx.allowDelete } : {}),
     ignore: ctx.ignore.patterns.map((rule) => rule.pattern),
     websites,
-    websitesEmpty: entries.length === 0,
+    // Entries that only ask for deletes keep nothing: a manifest of them alone is guarded as empty.
+    websitesEmpty: entries.length === ctx.allowDelete.length,
     findings: ctx.findings,
   };
 }

@@ -11,6 +11,7 @@ import {
   passwordSchema,
   privacySchema,
 } from './fields.js';
+import { allowDeleteWithTrafficSchema, trafficGuardSchema, trafficWindowSchema } from './guards.js';
 import { deleteDelaySchema, LIFECYCLE_KEYS, lifecycleSchemas } from './lifecycle.js';
 
 export const settingSchemas = {
@@ -44,7 +45,11 @@ export const defaultsSchema = z.strictObject(optionalSettings, {
 
 export const websiteSchema = z
   .strictObject(
-    { domain: domainSchema, ...optionalSettings },
+    {
+      domain: domainSchema,
+      ...optionalSettings,
+      allow_delete_with_traffic: allowDeleteWithTrafficSchema.optional(),
+    },
     {
       error: (iss) =>
         iss.code === 'invalid_type'
@@ -70,6 +75,8 @@ export const manifestSchema = z
       'Delete websites of the account that are not listed (and not ignored). Default false.',
     ).optional(),
     delete_delay: deleteDelaySchema.optional(),
+    traffic_window: trafficWindowSchema.optional(),
+    traffic_guard: trafficGuardSchema.optional(),
     ignore: z
       .array(ignorePatternSchema, { error: (iss) => expected('must be a list of glob patterns', iss.input) })
       .nullish()

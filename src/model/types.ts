@@ -1,5 +1,6 @@
 // The vocabulary every stage shares: what a website's settings are, as declared and as read.
 // Stages import these types; none of them imports another stage's internals.
+import type { TrafficGuardMode } from './guards.js';
 
 /** 0 = public, 1 = private, 2 = password-protected (the service's codes). */
 export type Privacy = 0 | 1 | 2;
@@ -96,6 +97,15 @@ export interface DesiredState {
   websitesEmpty: boolean;
   /** `delete_delay:` in milliseconds, when the manifest sets one. */
   deleteDelayMs?: number;
+  /** `traffic_window:` in days, when the manifest sets it (0: the traffic guard is off). */
+  trafficWindowDays?: number;
+  /** `traffic_guard:`, when the manifest sets it. */
+  trafficGuard?: TrafficGuardMode;
+  /**
+   * Canonical domains of the entries with `allow_delete_with_traffic: true`: websites to delete (with
+   * prune) although they have visitors. They are not desired websites.
+   */
+  allowDeleteWithTraffic?: readonly string[];
 }
 
 /**

@@ -1,12 +1,15 @@
 // What a run is worth telling someone about, as webhook events. Built from the run's outcome and plan
 // only (never from a secret), in one place for --once and the daemon.
 import { type Change, dueDeletes, isResendOnly, type Plan } from '../plan/index.js';
+import { trafficEvents } from './guard-events.js';
 
 export type NotifyKind =
   | 'drift_corrected'
   | 'drift_observed'
   | 'operation_failed'
   | 'refused'
+  | 'traffic_refused'
+  | 'traffic_unknown'
   | 'delete_scheduled'
   | 'delete_due'
   | 'manifest_invalid'
@@ -19,6 +22,8 @@ export const RUN_KINDS: readonly NotifyKind[] = [
   'drift_observed',
   'operation_failed',
   'refused',
+  'traffic_refused',
+  'traffic_unknown',
   'delete_scheduled',
   'delete_due',
   'warnings',
@@ -84,7 +89,8 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
     });
   }
   if (facts.resync) events.push(...driftCorrected(facts.succeeded, plan));
-  events.push(...driftObserved(plan.observed), ...deleteEvents(facts), ...warningEvents(plan));
+  events.push(...driftObserved(plan.observed), ...deleteEvents(facts), ...trafficEvents(plan));
+  events.push(...warningEvents(plan));
   return events;
 }
 

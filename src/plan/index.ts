@@ -1,3 +1,4 @@
+export { capacityText, fitCapacity, unfitText } from './capacity.js';
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard, checkDoubtfulDeletes, type DoubtfulProtections } from './guard.js';
 export { dueDeletes, noStateFileWarning } from './lifecycle.js';
@@ -20,4 +21,11 @@ export {
   renderMarkdown,
 } from './render-markdown.js';
 export { renderText, summaryLine } from './render-text.js';
+export {
+  deleteTrafficNote,
+  guardTraffic,
+  refusalText,
+  type TrafficGuardInput,
+  trafficText,
+} from './traffic-guard.js';
 export * from './types.js';

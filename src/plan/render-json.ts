@@ -1,4 +1,5 @@
 import type { SettingField, WebsiteId } from '../model/index.js';
+import { type JsonGuards, type JsonTraffic, jsonChangeGuards, jsonGuards } from './render-json-guards.js';
 import { KEPT_PROTECTED } from './render-lifecycle.js';
 import {
   type Change,
@@ -48,6 +49,10 @@ export interface JsonChange {
   risky: boolean;
   /** Every field is only (re)sent because its current value is unknown. */
   resend_only: boolean;
+  /** A delete's visitors over the traffic window, when the traffic guard read them. */
+  traffic?: JsonTraffic;
+  /** A create beyond the account's plan limit: not sent. */
+  unfit?: true;
 }
 
 /** Where a plan comes from: the CLI adds it; the daemon's log lines and tests may leave it out. */
@@ -57,7 +62,7 @@ export interface PlanOrigin {
   manifest: string;
 }
 
-export interface JsonPlan {
+export interface JsonPlan extends JsonGuards {
   format_version: typeof FORMAT_VERSION;
   /** The tool that computed the plan. */
   tool?: { name: 'websites-sync'; version: string };
@@ -101,13 +106,14 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
         }
       : {}),
     summary: jsonSummary(plan),
-    changes: plan.changes.map(toJsonChange),
+    changes: plan.changes.map((change) => toJsonChange(change, plan.trafficWindowDays)),
     warnings: plan.warnings,
     ignored: plan.ignored,
     unmanaged: plan.unmanaged,
-    observed: plan.observed.map(toJsonChange),
+    observed: plan.observed.map((change) => toJsonChange(change, undefined)),
     pending_deletes: plan.pendingDeletes.map(({ id, domain, since, due }) => ({ id, domain, since, due })),
     protected: plan.protected.map((domain) => ({ domain, reason: KEPT_PROTECTED })),
+    ...jsonGuards(plan),
     // The field names only: `values` holds passwords in clear.
     ...(plan.adopted.length > 0
       ? {
@@ -122,7 +128,7 @@ export function toJsonPlan(plan: Plan, origin?: PlanOrigin): JsonPlan {
   };
 }
 
-function toJsonChange(change: Change): JsonChange {
+function toJsonChange(change: Change, windowDays: number | undefined): JsonChange {
   return {
     action: change.kind,
     id: change.kind === 'create' ? null : change.id,
@@ -132,6 +138,7 @@ function toJsonChange(change: Change): JsonChange {
     risks: change.risks,
     risky: change.risks.length > 0,
     resend_only: isResendOnly(change),
+    ...jsonChangeGuards(change, windowDays),
   };
 }
 

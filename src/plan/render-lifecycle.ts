@@ -1,3 +1,4 @@
+import { guardSummaryParts } from './render-guards.js';
 import type { PendingDelete, Plan } from './types.js';
 
 // The words every format uses for what the tool holds back: drift it only observes, deletes that
@@ -22,6 +23,7 @@ export function heldBackSummary(plan: Plan): string {
   if (plan.pendingDeletes.length > 0)
     parts.push(`${plan.pendingDeletes.length} delete(s) pending (delete_delay)`);
   if (plan.protected.length > 0) parts.push(`${plan.protected.length} kept (protected)`);
+  parts.push(...guardSummaryParts(plan));
   return parts.length > 0 ? ` Held back: ${parts.join(', ')}.` : '';
 }
 

@@ -1,4 +1,5 @@
 import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
+import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
   adoptedNote,
   KEPT_PROTECTED,
@@ -58,17 +59,17 @@ export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): strin
   if (risky.length > 0) blocks.push(riskCallout(risky));
   for (const kind of ORDER) {
     const changes = plan.changes.filter((c) => c.kind === kind);
-    if (changes.length > 0) blocks.push(tableBlock(kind, changes));
+    if (changes.length > 0) blocks.push(tableBlock(kind, changes, plan));
   }
   blocks.push(...heldBack(plan), ...notes(plan), ...(options.after ?? []));
   return fitBlocks(blocks, options.maxLength ?? MARKDOWN_BUDGET, (cuts) => cutNote(cuts, options));
 }
 
 /** A table, folded when long, and what was left out of it. */
-function tableBlock(kind: Change['kind'], changes: Change[]): CutList {
+function tableBlock(kind: Change['kind'], changes: Change[], plan: Plan): CutList {
   return {
     noun: 'changes in the tables',
-    items: changes.map(tableRow),
+    items: changes.map((change) => tableRow(change, changeGuardNote(plan, change))),
     render: (shown, total) => {
       let body = table(kind, shown);
       if (shown.length < total) body += `\n\n${moreLine('', total - shown.length)}`;
@@ -118,6 +119,11 @@ function heldBack(plan: Plan): Block[] {
     );
     blocks.push(bulletList('protected websites', `#### Protected (${rows.length})`, rows));
   }
+  const refused = refusalLines(plan).map((line) => `- ${escapeMarkdown(line)}`);
+  if (refused.length > 0) {
+    const title = `#### Refused by the traffic guard (${refused.length})`;
+    blocks.push(bulletList('refused deletes', title, refused));
+  }
   return blocks;
 }
 
@@ -139,10 +145,11 @@ function riskCallout(risky: Change[]): CutList {
   };
 }
 
-function tableRow(change: Change): string {
+function tableRow(change: Change, note: string | undefined): string {
   const fields = change.fields.map((f) => fieldCell(change, f)).join('<br>');
   const id = change.kind === 'create' ? [] : [String(change.id)];
-  return row([escapeMarkdown(change.domain), ...id, fields, riskCell(change)]);
+  const risk = [riskCell(change), ...(note ? [`_${escapeMarkdown(note)}_`] : [])].filter(Boolean);
+  return row([escapeMarkdown(change.domain), ...id, fields, risk.join('<br>')]);
 }
 
 function table(kind: Change['kind'], rows: string[]): string {
@@ -217,6 +224,7 @@ function notes(plan: Plan): Block[] {
   }
   const adopted = adoptedNote(plan);
   if (adopted) blocks.push(escapeMarkdown(adopted));
+  blocks.push(...guardNotes(plan).map(escapeMarkdown));
   const kept = keptWriteOnlyNote(plan);
   if (kept) blocks.push(`${escapeMarkdown(kept)}.`);
   return blocks;

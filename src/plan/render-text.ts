@@ -1,4 +1,5 @@
 import { colored } from '../model/index.js';
+import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
   adoptedNote,
   heldBackSummary,
@@ -42,7 +43,8 @@ export const RESEND_NOTE =
 export function renderText(plan: Plan, options: TextOptions): string {
   const paint = (code: number, text: string) => (options.color ? colored(code, text) : text);
   const lines: string[] = [];
-  for (const change of plan.changes) lines.push(...renderChange(change, paint));
+  for (const change of plan.changes)
+    lines.push(...renderChange(change, paint, changeGuardNote(plan, change)));
   lines.push(...heldBack(plan, paint));
   if (lines.length > 0) lines.unshift(plan.changes.length > 0 ? LEGEND : HELD_LEGEND, '');
   if (lines.length > 0 && plan.unchanged > 0) lines.push(paint(COLORS.dim, `(${unchangedHidden(plan)})`));
@@ -58,6 +60,7 @@ export function renderText(plan: Plan, options: TextOptions): string {
     lines.push(`Note: ${plan.ignored.length} website(s) ignored by pattern: ${preview(plan.ignored)}`);
   const adopted = adoptedNote(plan);
   if (adopted) lines.push(adopted);
+  lines.push(...guardNotes(plan));
   const kept = keptWriteOnlyNote(plan);
   if (kept) lines.push(`Note: ${kept}.`);
   lines.push(summaryLine(plan));
@@ -90,16 +93,17 @@ function heldBack(plan: Plan, paint: Paint): string[] {
     lines.push(`${paint(COLORS.dim, '-')} ${pending.domain} (id ${pending.id}): ${pendingText(pending)}`);
   }
   for (const domain of plan.protected) lines.push(`= ${domain}: ${KEPT_PROTECTED}`);
+  for (const refusal of refusalLines(plan)) lines.push(`${paint(COLORS.risk, '-')} ${refusal}`);
   return lines;
 }
 
 type Paint = (code: number, text: string) => string;
 
-function renderChange(change: Change, paint: Paint): string[] {
+function renderChange(change: Change, paint: Paint, note?: string): string[] {
   const sign = paint(COLORS[change.kind], SIGNS[change.kind]);
   const id = change.kind === 'create' ? '' : ` (id ${change.id})`;
   const risks = change.risks.map((r) => paint(COLORS.risk, `  ! ${RISK_LABELS[r].toUpperCase()}`));
-  const head = `${sign} ${change.domain}${id}`;
+  const head = `${sign} ${change.domain}${id}${note ? `  (${note})` : ''}`;
   const fields = change.fields.flatMap((f) => renderField(change, f, paint).map((line) => `    ${line}`));
   if (change.kind === 'delete') return [`${head}${risks.join('')}`, ...fields];
   return [head, ...fields, ...risks.map((r) => `  ${r}`)];

@@ -1,6 +1,8 @@
 import {
   hasControls,
+  type PlanLimit,
   type SettingField,
+  type TrafficReading,
   type WebsiteId,
   type WebsiteWrite,
   type WritableField,
@@ -63,6 +65,8 @@ export interface CreateChange extends ChangeBase {
   protect?: boolean;
   /** `ignore_fields`: never sent, not even when a create turns into adopting a website found on the account. */
   ignoreFields?: readonly WritableField[];
+  /** Beyond the account's plan limit (after the plan's deletes): not sent; apply reports it not created. */
+  unfit?: true;
   /**
    * Settings the manifest does not declare: when a create turns into adopting a website found on the
    * account, the write-only ones it does not show are left as the service holds them.
@@ -80,6 +84,29 @@ export interface UpdateChange extends ChangeBase {
 export interface DeleteChange extends ChangeBase {
   kind: 'delete';
   id: WebsiteId;
+  /** The website's visitors over the traffic window, when the traffic guard read them. */
+  traffic?: DeleteTraffic;
+}
+
+/** What the traffic guard read before a delete, and what let the delete through despite visitors. */
+export type DeleteTraffic = TrafficReading & { allowedBy?: 'allow_delete_with_traffic' | '--force' };
+
+/** A delete the traffic guard refused: the website had visitors in the window (or `strict`: unknown). */
+export interface TrafficRefusal {
+  id: WebsiteId;
+  domain: string;
+  traffic: TrafficReading;
+}
+
+/** The account's plan limit and what the plan leaves of it (`/api/v1/account`). */
+export interface Capacity {
+  limit: PlanLimit;
+  /** Websites on the account now. */
+  now: number;
+  /** Websites on the account once the plan is applied (the creates that do not fit left out). */
+  after: number;
+  /** Creates beyond the limit: marked `unfit`, not sent. */
+  unfit: number;
 }
 
 export type Change = CreateChange | UpdateChange | DeleteChange;
@@ -129,6 +156,12 @@ export interface Plan {
   /** How many websites the account has (for the mass-delete guard). */
   accountSize: number;
   warnings: string[];
+  /** Deletes the traffic guard refused; the rest of the plan goes ahead. */
+  trafficRefused: TrafficRefusal[];
+  /** The traffic guard's window in days, when it ran (absent: off, or not run). */
+  trafficWindowDays?: number;
+  /** The account's plan limit and what the plan leaves, when it was asked for. */
+  capacity?: Capacity;
   /**
    * Write-only fields (the service does not return them) that the manifest does not declare and
    * websites-sync never sent, by field: left as the service holds them, how many websites each.
@@ -152,6 +185,10 @@ export interface PlanSummary {
   pending_delete: number;
   /** Deletes prevented by `protect`. */
   protected: number;
+  /** Deletes the traffic guard refused (the website had visitors, or `strict` and unknown). */
+  traffic_refused: number;
+  /** Creates beyond the account's plan limit: not sent. */
+  unfit: number;
 }
 
 export function summarise(plan: Plan): PlanSummary {
@@ -164,6 +201,8 @@ export function summarise(plan: Plan): PlanSummary {
     observed: plan.observed.length,
     pending_delete: plan.pendingDeletes.length,
     protected: plan.protected.length,
+    traffic_refused: plan.trafficRefused.length,
+    unfit: plan.capacity?.unfit ?? 0,
   };
   for (const change of plan.changes) {
     summary[change.kind]++;
@@ -219,5 +258,6 @@ export function emptyPlan(accountSize: number): Plan {
     unmanaged: [],
     accountSize,
     warnings: [],
+    trafficRefused: [],
   };
 }

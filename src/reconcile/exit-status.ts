@@ -13,13 +13,13 @@ export const EXIT_STATUSES = [
   {
     code: 1,
     meaning:
-      'error: invalid manifest, bad options, the API key refused, an operation that failed after retries, a stale saved plan, a run stopped by a shutdown of the daemon before every operation was attempted',
+      "error: invalid manifest, bad options, the API key refused (or rotated part-way), an operation that failed after retries, creates beyond the account's plan limit (not sent; also a `--dry-run --detailed-exitcode` whose creates do not fit), a stale saved plan (a delete in it gained traffic, among others), a run stopped by a shutdown of the daemon before every operation was attempted",
   },
   { code: 2, meaning: 'changes pending (only with `--dry-run --detailed-exitcode`)' },
   {
     code: 3,
     meaning:
-      'refused by a guard, nothing changed: the mass-delete guard, an empty `websites:` list that would delete, or a delete of a website protected by a state file the run could not use',
+      'refused by a guard: the mass-delete guard, an empty `websites:` list that would delete, or a delete of a website protected by a state file the run could not use (nothing changed); or the traffic guard refused deletes of websites with visitors (the rest of the plan applied, docs/explanation/guards.md)',
   },
   {
     code: 130,

@@ -1,6 +1,7 @@
 // The reconcile stage's door: one pass of the pipeline, used by the one-shot CLI and the daemon, and
 // the one classification of how a run ended.
 export { EXIT_STATUSES, type ExitCode, type ExitStatus } from './exit-status.js';
+export { Interrupted } from './interrupted.js';
 export {
   classifyRun,
   factsOfRun,
@@ -10,7 +11,6 @@ export {
   summariseOutcome,
 } from './outcome.js';
 export {
-  Interrupted,
   type ReconcileOptions,
   type ReconcileResult,
   type RunSettings,

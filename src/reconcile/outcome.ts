@@ -2,19 +2,25 @@
 // daemon into metrics labels and readiness, so "failed" means the same thing in both (a failed or
 // skipped operation, or a refused key), and a refusal by the guard is never mistaken for a failure.
 import type { RunFacts } from '../notify/index.js';
+import { refusalText } from '../plan/index.js';
 import type { AuthError } from '../service/index.js';
 import type { ExitCode } from './exit-status.js';
 import type { ReconcileResult } from './reconcile.js';
 
 export type RunOutcome =
-  /** A dry run: the plan was computed and not applied. */
-  | { kind: 'planned'; changes: number }
+  /** A dry run: the plan was computed and not applied (`unfit`: creates beyond the plan limit). */
+  | { kind: 'planned'; changes: number; unfit: number }
   /** Every operation succeeded, or there was nothing to do. */
   | { kind: 'applied'; changes: number }
-  /** Some operations failed (after retries) or were not attempted; the others were applied. */
-  | { kind: 'partially_applied'; failed: number; skipped: number }
+  /**
+   * Some operations failed (after retries) or were not attempted, or creates were beyond the account's
+   * plan limit (`unfit`, not sent); the others were applied.
+   */
+  | { kind: 'partially_applied'; failed: number; skipped: number; unfit: number }
   /** The mass-delete guard refused the plan: nothing was applied. */
   | { kind: 'refused'; reason: string }
+  /** The traffic guard refused some deletes; the rest of the plan was applied (or, dry run, would be). */
+  | { kind: 'partly_refused'; refused: number; reason: string }
   /** A saved plan no longer matches what it was computed from: nothing was applied. */
   | { kind: 'stale'; reasons: string[] }
   /** The service refused the key part-way: the run stopped at once. */
@@ -26,16 +32,34 @@ export type RunOutcome =
 export function classifyRun(result: ReconcileResult, options: { dryRun: boolean }): RunOutcome {
   if (result.stale) return { kind: 'stale', reasons: result.stale };
   if (result.refused) return { kind: 'refused', reason: result.refused };
-  const changes = result.plan.changes.length;
-  if (options.dryRun || !result.applied)
-    return options.dryRun ? { kind: 'planned', changes } : { kind: 'applied', changes };
+  const { plan } = result;
+  const changes = plan.changes.length;
+  const unfit = plan.capacity?.unfit ?? 0;
+  const trafficRefused = plan.trafficRefused.length;
+  const guarded: RunOutcome = {
+    kind: 'partly_refused',
+    refused: trafficRefused,
+    reason: trafficReason(plan, options.dryRun),
+  };
+  if (options.dryRun || !result.applied) {
+    if (trafficRefused > 0) return guarded;
+    return options.dryRun ? { kind: 'planned', changes, unfit } : { kind: 'applied', changes };
+  }
   const { outcomes, authError } = result.applied;
   if (authError) return { kind: 'failed', reason: authError.message, authError };
   const failed = outcomes.filter((o) => o.result === 'failed').length;
-  const skipped = outcomes.filter((o) => o.result === 'skipped').length;
-  if (failed > 0) return { kind: 'partially_applied', failed, skipped };
+  const skipped = outcomes.filter((o) => o.result === 'skipped').length - unfit;
+  if (failed > 0 || unfit > 0) return { kind: 'partially_applied', failed, skipped, unfit };
   if (skipped > 0) return { kind: 'interrupted', skipped };
+  if (trafficRefused > 0) return guarded;
   return { kind: 'applied', changes };
+}
+
+function trafficReason(plan: ReconcileResult['plan'], dryRun: boolean): string {
+  const days = plan.trafficWindowDays ?? 0;
+  const list = plan.trafficRefused.map((refusal) => refusalText(refusal, days)).join('; ');
+  const rest = dryRun ? 'would go ahead' : 'went ahead';
+  return `traffic guard: ${plan.trafficRefused.length} delete(s) refused (${list}); the rest of the plan ${rest}. Add allow_delete_with_traffic: true to the website's entry, or re-run with --force, if you really mean to delete them`;
 }
 
 /** The labels metrics and logs use for a run's result (stable: dashboards and alerts read them). */
@@ -55,16 +79,23 @@ export function summariseOutcome(
 ): OutcomeSummary {
   switch (outcome.kind) {
     case 'planned':
+      // A drift check fails when the plan cannot be applied whole: creates beyond the plan limit.
+      if (options.detailedExitcode && outcome.unfit > 0) {
+        return { result: 'success', reason: unfitReason(outcome.unfit), exitCode: 1 };
+      }
       return { result: 'success', exitCode: options.detailedExitcode && outcome.changes > 0 ? 2 : 0 };
     case 'applied':
       return { result: 'success', exitCode: 0 };
-    case 'partially_applied':
-      return {
-        result: 'failure',
-        reason: `${outcome.failed + outcome.skipped} operation(s) failed`,
-        exitCode: 1,
-      };
+    case 'partially_applied': {
+      const failed = outcome.failed + outcome.skipped;
+      const reasons = [
+        ...(failed > 0 ? [`${failed} operation(s) failed`] : []),
+        ...(outcome.unfit > 0 ? [unfitReason(outcome.unfit)] : []),
+      ];
+      return { result: 'failure', reason: reasons.join('; '), exitCode: 1 };
+    }
     case 'refused':
+    case 'partly_refused':
       return { result: 'refused', reason: outcome.reason, exitCode: 3 };
     case 'stale':
       return { result: 'failure', reason: `stale plan: ${outcome.reasons.join('; ')}`, exitCode: 1 };
@@ -73,6 +104,10 @@ export function summariseOutcome(
     case 'interrupted':
       return { result: 'interrupted', reason: `${outcome.skipped} operation(s) not attempted`, exitCode: 1 };
   }
+}
+
+function unfitReason(unfit: number): string {
+  return `${unfit} create(s) beyond the account's plan limit not sent`;
 }
 
 /** What the notifications of a run are made of (`eventsOfRun`), for --once and the daemon alike. */

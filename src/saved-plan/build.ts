@@ -44,6 +44,8 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
     }),
   );
   const deletes = plan.changes.filter((c) => c.kind === 'delete');
+  // Refused by the traffic guard, they are still unlisted: a fresh plan plans them, and refuses them.
+  const unlisted = [...deletes, ...plan.trafficRefused, ...plan.pendingDeletes];
   return {
     ...toJsonPlan(plan, { version: input.version, baseUrl: input.baseUrl, manifest: desired.file }),
     saved_plan: {
@@ -65,13 +67,25 @@ export function buildSavedPlan(input: SaveInput): SavedPlanFile {
         // With prune on, every unlisted, non-ignored and unprotected website is a delete, due now or held
         // back by delete_delay: together they are that set.
         unlisted:
-          deletes.length > 0
-            ? [...deletes, ...plan.pendingDeletes].map((c) => websiteKey(c.domain)).sort()
+          deletes.length + plan.trafficRefused.length > 0
+            ? unlisted.map((c) => websiteKey(c.domain)).sort()
             : null,
+        ...(plan.trafficWindowDays === undefined ? {} : { traffic: savedTraffic(plan) }),
       },
       operations: plan.changes.map(toOperation),
     },
   };
+}
+
+/** Each delete's visitors as the reviewer saw them, by id (null: unknown). */
+function savedTraffic(plan: Plan): Record<string, number | null> {
+  return Object.fromEntries(
+    plan.changes.flatMap((c) =>
+      c.kind === 'delete' && c.traffic
+        ? [[String(c.id), c.traffic.kind === 'known' ? c.traffic.visitors : null]]
+        : [],
+    ),
+  );
 }
 
 /** A change as a saved plan records it: what is sent, the password only as a marker. */

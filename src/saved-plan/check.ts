@@ -1,6 +1,6 @@
-import type { DesiredState, RemoteWebsite } from '../model/index.js';
+import type { DesiredState, RemoteWebsite, TrafficReading } from '../model/index.js';
 import { shownUrl, websiteKey } from '../model/index.js';
-import { computePlan, type Plan } from '../plan/index.js';
+import { computePlan, type Plan, trafficText } from '../plan/index.js';
 import { fingerprintKey, type StateData } from '../state/index.js';
 import { toOperation } from './build.js';
 import { desiredHashes, passwordHmacs, recordHash } from './fingerprint.js';
@@ -42,6 +42,8 @@ export interface StaleContext {
   secret: string;
   /** The plan computed afresh from the same manifest, listing and state (with the saved plan's prune). */
   fresh: Plan;
+  /** Each delete's visitors read now, by id, and the window they cover (absent: the guard is off). */
+  traffic?: { readings: ReadonlyMap<string, TrafficReading>; windowDays: number };
 }
 
 export function staleReasons(file: SavedPlanFile, context: StaleContext): string[] {
@@ -51,6 +53,7 @@ export function staleReasons(file: SavedPlanFile, context: StaleContext): string
     ...passwordReasons(meta, context),
     ...recordReasons(meta, context.current),
     ...appearedReasons(meta, context),
+    ...trafficReasons(meta, context.traffic),
   ];
   // The inputs explain a difference best; when none changed, the operations must still be the fresh ones.
   return changed.length > 0 ? changed : operationReasons(meta.operations, context.fresh);
@@ -74,6 +77,26 @@ function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string
   }
   for (const op of now.keys()) if (!then.has(op)) reasons.push(`a fresh plan would also ${op}`);
   return reasons;
+}
+
+/**
+ * A delete whose website gained visitors since the plan was saved: the reviewer saw fewer (or none, or
+ * "unknown"), so what was approved is not what would be destroyed.
+ */
+function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
+  const saved = meta.remote.traffic;
+  if (!saved || !traffic) return [];
+  return meta.operations.flatMap((op) => {
+    const id = String(op.id);
+    const then = saved[id];
+    const now = traffic.readings.get(id);
+    if (op.action !== 'delete' || then === undefined || now?.kind !== 'known') return [];
+    if (then === null ? now.visitors === 0 : now.visitors <= then) return [];
+    const was = then === null ? 'unknown' : then.toLocaleString('en-US');
+    return [
+      `${op.domain} (id ${id}) gained traffic since the plan: ${was} then, ${trafficText(now, traffic.windowDays)} now`,
+    ];
+  });
 }
 
 function sortKeys(send: object): object {

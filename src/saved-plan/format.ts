@@ -53,6 +53,11 @@ export interface SavedPlanMeta {
     absent: string[];
     /** With deletes: every unlisted, non-ignored website; none may have appeared since. */
     unlisted: string[] | null;
+    /**
+     * Each delete's visitors over the traffic window when the plan was made, by id (null: unknown); a
+     * delete whose website gained traffic since makes the plan stale. Absent: the guard was off.
+     */
+    traffic?: Record<string, number | null>;
   };
   /** Aligned with `changes`: the same order, one per change. */
   operations: SavedOperation[];
@@ -102,6 +107,7 @@ const metaSchema = z.object({
     records: z.record(z.string(), z.object({ domain: z.string(), sha256: z.string() })),
     absent: z.array(z.string()),
     unlisted: z.array(z.string()).nullable(),
+    traffic: z.record(z.string(), z.number().nullable()).optional(),
   }),
   operations: z.array(
     z.object({
@@ -148,6 +154,8 @@ const fileSchema = z.object({
     observed: z.number().default(0),
     pending_delete: z.number().default(0),
     protected: z.number().default(0),
+    traffic_refused: z.number().default(0),
+    unfit: z.number().default(0),
   }),
   changes: z.array(changeSchema),
   warnings: z.array(z.string()),
@@ -158,6 +166,18 @@ const fileSchema = z.object({
     .array(z.object({ id: websiteId, domain: z.string(), since: z.string(), due: z.string() }))
     .default([]),
   protected: z.array(z.object({ domain: z.string(), reason: z.string() })).default([]),
+  // Shown again as saved; what is decided from them is read afresh.
+  traffic_refused: z
+    .array(
+      z.object({
+        id: websiteId,
+        domain: z.string(),
+        visitors: z.number().nullable(),
+        window_days: z.number(),
+        unknown_reason: z.string().optional(),
+      }),
+    )
+    .default([]),
   saved_plan: metaSchema,
 });
 

@@ -1,7 +1,15 @@
 import type { LimitFunction } from 'p-limit';
-import { type RemoteWebsite, type WebsiteId, type WebsiteWrite, websiteKey } from '../model/index.js';
+import {
+  type PlanLimit,
+  type RemoteWebsite,
+  type TrafficReading,
+  type WebsiteId,
+  type WebsiteWrite,
+  websiteKey,
+} from '../model/index.js';
 import { readRecord } from './answers.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
+import { readPlanLimit, readTraffic, type TrafficWindow } from './guard-reads.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
 import { LIST_PATH, listPages } from './paging.js';
@@ -42,6 +50,10 @@ export interface WebsiteService {
   updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite>;
   /** 'already-gone' when the service answers 404: the goal of a delete is reached either way. */
   deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'>;
+  /** The account's plan limit (`GET /api/v1/account`, one request); unknown when it cannot be read. */
+  readPlanLimit?(): Promise<PlanLimit>;
+  /** A website's visitors over the window (`GET /api/v1/stats/{id}`, one request); unknown when unreadable. */
+  readTraffic?(id: WebsiteId, window: TrafficWindow): Promise<TrafficReading>;
   /**
    * Sends nothing more (the run is stopping): requests in flight finish; every other one, a retry
    * waiting for its pause or an attempt waiting for its turn, fails at once as NotSentError.
@@ -199,6 +211,14 @@ export class HttpWebsiteService implements WebsiteService {
         { method, path: pathOf(id), status: 404, vanished: true },
       );
     }
+  }
+
+  readPlanLimit(): Promise<PlanLimit> {
+    return readPlanLimit(this.#http);
+  }
+
+  readTraffic(id: WebsiteId, window: TrafficWindow): Promise<TrafficReading> {
+    return readTraffic(this.#http, id, window);
   }
 
   async showWebsite(id: WebsiteId): Promise<RemoteWebsite | undefined> {

@@ -5,6 +5,7 @@ import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
 import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
+import { KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
 import {
   createRetryPolicy,
@@ -67,6 +68,7 @@ export class HttpTransport {
   /** Masks the run's secrets in what the service answered, before an excerpt is cut from it. */
   readonly redact: Redact;
   readonly #gate = new StopGate();
+  readonly #key = new KeyWatch(() => this.stop());
   readonly #wire: Wire = { inFlight: 0 };
 
   constructor(options: HttpOptions) {
@@ -122,6 +124,7 @@ export class HttpTransport {
     options: RequestOptions = {},
   ): Promise<JsonResponse> {
     const url = new URL(path.replace(/^\//, ''), this.#origin);
+    this.#key.beforeSending(method, url.pathname);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
     const headers = { ...this.#headers };
     if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -153,7 +156,7 @@ export class HttpTransport {
       });
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
-    return decodeResponse(answer, this.redact);
+    return this.#key.answer(() => decodeResponse(answer, this.redact));
   }
 
   /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */

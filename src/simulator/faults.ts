@@ -27,6 +27,9 @@ export type FaultKind =
    */
   | 'given-body';
 
+/** How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, or a 200 without the data. */
+export type EndpointFault = 404 | 500 | 'unreadable';
+
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */
   seed?: number;
@@ -63,6 +66,15 @@ export interface FaultOptions {
    * makes the next request fail and the one after succeed (unless a random fault hits it).
    */
   script?: Array<FaultKind | 'none'>;
+  /** Every `/api/v1/account` request (after authentication) answers so; undefined: normally. */
+  accountFault?: EndpointFault | undefined;
+  /** Every `/api/v1/stats/{id}` request of an existing website answers so; undefined: normally. */
+  statsFault?: EndpointFault | undefined;
+  /**
+   * The key is regenerated (as in the service's web UI, which ends the old key at once) right after
+   * this many API requests were accepted with it: the next ones answer 401.
+   */
+  rotateKeyAfter?: number | undefined;
 }
 
 export interface FaultDecision {
@@ -83,6 +95,9 @@ export interface FaultDecision {
   /** For `given-body`: the body to answer. */
   givenBody: unknown;
 }
+
+/** The guards' reads, whose faults are their own (see FaultInjector.quiet). */
+const GUARD_PATH = /^\/api\/v1\/(account|stats)(\/|$)/;
 
 const RATE_KEYS = [
   'hangRate',
@@ -138,6 +153,7 @@ export class FaultInjector {
   #random: () => number = createPrng(1);
   #script: Array<FaultKind | 'none'> = [];
   #stuckPages = 0;
+  #accepted = 0;
 
   constructor(options: FaultOptions = {}) {
     this.set(options);
@@ -154,6 +170,39 @@ export class FaultInjector {
     this.#options = next;
     if ('seed' in partial) this.#random = createPrng(partial.seed ?? 1);
     if (partial.script !== undefined) this.#script = [...partial.script];
+  }
+
+  /**
+   * Called for each API request the key was accepted for: true once, at the `rotateKeyAfter`-th (the
+   * key is then regenerated, as in the service's web UI, which ends the old one at once).
+   */
+  keyRotationDue(): boolean {
+    const after = this.#options.rotateKeyAfter;
+    return after !== undefined && ++this.#accepted === after;
+  }
+
+  /** The decision for a request to this path (see `quiet`). */
+  decideFor(path: string): FaultDecision {
+    return GUARD_PATH.test(path) ? this.quiet() : this.decide();
+  }
+
+  /**
+   * The decision for `/account` and `/stats/{id}`: only the latency. The random and scripted faults are
+   * the websites API's (a scripted sequence stays aligned with its requests whatever the guards read);
+   * those two endpoints have their own (`accountFault`, `statsFault`).
+   */
+  quiet(): FaultDecision {
+    return {
+      kind: 'none',
+      delayMs: this.#options.latencyMs ?? 0,
+      errorStatus: 500,
+      errorAsHtml: false,
+      htmlStatus: 500,
+      hangMs: undefined,
+      retryAfterSeconds: 1,
+      stuckPages: this.#stuckPages,
+      givenBody: undefined,
+    };
   }
 
   decide(): FaultDecision {

@@ -169,3 +169,12 @@ export function requestUrl(req: IncomingMessage): URL {
     return new URL(req.url ?? '/', 'http://localhost');
   }
 }
+
+/** A debug error page that prints the request's headers (Authorization included) and its form body. */
+export function echoPageHtml(
+  headers: Record<string, string>,
+  body: Record<string, string> | undefined,
+): string {
+  const shown = Object.entries(headers).map(([name, value]) => `<tr><td>${name}</td><td>${value}</td></tr>`);
+  return `<html><title>Server Error</title><body><h1>Whoops</h1><table>${shown.join('')}</table><pre>${new URLSearchParams(body ?? {})}</pre></body></html>`;
+}

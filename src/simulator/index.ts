@@ -16,9 +16,10 @@ import {
   WebsiteStore,
   type WriteResult,
 } from './store.js';
+import { dateOf, TrafficStore } from './traffic.js';
 import { applyInputMiddleware } from './validation.js';
 
-export type { FaultDecision, FaultKind, FaultOptions } from './faults.js';
+export type { EndpointFault, FaultDecision, FaultKind, FaultOptions } from './faults.js';
 export type { ListShape } from './listing.js';
 export type { RateLimitOptions } from './rate-limit.js';
 export type { RecordedRequest, RecordedRequestStart, RecordedStatus, RequestHook } from './server.js';
@@ -41,6 +42,11 @@ function seedForm(seed: SeedWebsite) {
   return applyInputMiddleware(seedToForm({ ...WEB_UI_DEFAULTS, ...seed }));
 }
 
+/** A seed's `visitors_last_30d`, recorded for the website it became. */
+function seedTraffic(traffic: TrafficStore, seed: SeedWebsite, website: StoredWebsite, now: number): void {
+  if (seed.visitors_last_30d) traffic.seedLast30Days(website.id, seed.visitors_last_30d, now);
+}
+
 export interface SimulatorOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -57,7 +63,7 @@ export interface SimulatorOptions {
    * leaves the format open). `listWebsites()` and the direct-access methods keep the stored number.
    */
   idPrefix?: string;
-  /** Plan limit: stores beyond it answer 422 on `domain`. Default unlimited. */
+  /** Plan limit: stores beyond it answer 422 on `domain`; `/account` tells it. Default unlimited (-1). */
   maxWebsites?: number;
   /**
    * How an update of a missing id is answered: 404 (default), or 500 as a public variant of the service
@@ -98,6 +104,8 @@ export interface Simulator {
   setApiKey(apiKey: string): void;
   /** Another account takes this domain. */
   addTakenDomain(domain: string): void;
+  /** Records visitors of a website on a day (`Y-m-d`, default today): `/stats/{id}?name=visitors` sums them. */
+  addVisitors(id: number, count: number, date?: string): void;
   /** Copies of every stored website, by id, with the write-only fields and the password in clear. */
   listWebsites(): StoredWebsite[];
   /** Creates a website as the web UI would (same rules); throws SimulatorValidationError if refused. */
@@ -140,14 +148,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     takenDomains: options.takenDomains,
     now,
   });
+  const traffic = new TrafficStore();
   for (const seed of options.websites ?? []) {
-    unwrap(store.store(seedForm(seed), { asStored: seed.stored_as_written === true }));
+    const asStored = seed.stored_as_written === true;
+    seedTraffic(traffic, seed, unwrap(store.store(seedForm(seed), { asStored })), now());
   }
   const apiKey = options.apiKey ?? 'test-key';
   const faults = new FaultInjector(options.faults);
   const handler = new SimulatorHandler({
     apiKey,
     store,
+    traffic,
     faults,
     listShape: options.listShape ?? 'resource',
     defaultPerPage: options.defaultPerPage ?? 10,
@@ -159,20 +170,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = createServer((req, res) => void handler.handle(req, res).catch(() => res.destroy()));
   const host = options.host ?? '127.0.0.1';
   const address = await listen(server, host, options.port ?? 0);
-  return buildSimulator({ server, handler, store, faults, now, host, port: address.port });
+  return buildSimulator({ server, handler, store, traffic, faults, now, host, port: address.port });
 }
 
 interface Parts {
   server: Server;
   handler: SimulatorHandler;
   store: WebsiteStore;
+  traffic: TrafficStore;
   faults: FaultInjector;
   now: () => number;
   host: string;
   port: number;
 }
 
-function buildSimulator({ server, handler, store, faults, now, host, port }: Parts): Simulator {
+function buildSimulator({ server, handler, store, traffic, faults, now, host, port }: Parts): Simulator {
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
   return {
@@ -200,11 +212,19 @@ function buildSimulator({ server, handler, store, faults, now, host, port }: Par
       store.maxWebsites = max;
     },
     addTakenDomain: (domain) => store.addTakenDomain(domain),
+    addVisitors: (id, count, date) => traffic.add(id, date ?? dateOf(now()), count),
     listWebsites: () => structuredClone(store.all()),
-    createWebsite: (website) => unwrap(store.store(seedForm(website))),
+    createWebsite: (website) => {
+      const created = unwrap(store.store(seedForm(website)));
+      seedTraffic(traffic, website, created, now());
+      return created;
+    },
     insertStored: (website) => unwrap(store.store(seedForm(website), { asStored: true })),
     updateWebsite: (id, changes) => unwrap(store.update(id, applyInputMiddleware(seedToForm(changes))), id),
-    deleteWebsite: (id) => store.remove(id),
+    deleteWebsite: (id) => {
+      traffic.forget(id);
+      return store.remove(id);
+    },
     get onRequest() {
       return handler.onRequest;
     },

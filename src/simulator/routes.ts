@@ -1,11 +1,14 @@
 // The website endpoints: route matching and the controller actions, answering plain data that
 // server.ts writes out. Shapes follow the service's controller and resources.
 
+import type { EndpointFault } from './faults.js';
+import { accountAnswer, statsAnswer } from './guard-routes.js';
 import { type ListShape, parseListQuery, renderList, renderStuckPage } from './listing.js';
 import type { WebsiteStore, WriteResult } from './store.js';
+import type { TrafficStore } from './traffic.js';
 import { applyInputMiddleware, type FieldErrors, type FormInput, summarizeErrors } from './validation.js';
 
-export type RouteName = 'list' | 'store' | 'show' | 'update' | 'destroy';
+export type RouteName = 'list' | 'store' | 'show' | 'update' | 'destroy' | 'account' | 'stats';
 
 export type RouteMatch =
   | { kind: 'route'; name: RouteName; id: string | undefined }
@@ -31,12 +34,30 @@ export interface ActionContext {
   missingUpdateStatus?: 404 | 500;
   /** Set by a `stuck-page` fault: a list request gets that many pages' worth of made-up websites. */
   stuckPages?: number | undefined;
+  /** The websites' visitors, for `/stats/{id}`. */
+  traffic: TrafficStore;
+  /** How `/account` and `/stats/{id}` misbehave, when they do. */
+  accountFault?: EndpointFault | undefined;
+  statsFault?: EndpointFault | undefined;
 }
 
 const COLLECTION = /^\/api\/v1\/websites\/?$/;
 const MEMBER = /^\/api\/v1\/websites\/([^/]+)\/?$/;
+const ACCOUNT = /^\/api\/v1\/account\/?$/;
+const STATS = /^\/api\/v1\/stats\/([^/]+)\/?$/;
+
+/** `account` (index only) and `stats` (show only): read-only resources. */
+function matchReadOnly(method: string, path: string): RouteMatch | undefined {
+  const stats = STATS.exec(path);
+  const name = ACCOUNT.test(path) ? 'account' : stats ? 'stats' : undefined;
+  if (name === undefined) return undefined;
+  if (method !== 'GET') return { kind: 'method-not-allowed', allowed: ['GET', 'HEAD'] };
+  return { kind: 'route', name, id: stats ? decodeURIComponent(stats[1] ?? '') : undefined };
+}
 
 export function matchRoute(method: string, path: string): RouteMatch {
+  const readOnly = matchReadOnly(method, path);
+  if (readOnly) return readOnly;
   if (COLLECTION.test(path)) {
     if (method === 'GET') return { kind: 'route', name: 'list', id: undefined };
     if (method === 'POST') return { kind: 'route', name: 'store', id: undefined };
@@ -129,8 +150,21 @@ export function runAction(
       }
       return fromWrite(store, result, 200, true, input);
     }
+    case 'account':
+      return { ...accountAnswer({ store, fault: context.accountFault }), committed: false };
+    case 'stats': {
+      const path = context.listPath.replace(/websites$/, `stats/${route.id ?? ''}`);
+      const guard = { store, traffic: context.traffic, listShape: context.listShape, path };
+      const answer = statsAnswer(
+        { ...guard, defaultPerPage: context.defaultPerPage, fault: context.statsFault },
+        route.id ?? '',
+        query,
+      );
+      return { ...answer, committed: false };
+    }
     case 'destroy': {
       if (!store.remove(id)) return NOT_FOUND;
+      context.traffic.forget(id);
       return {
         status: 200,
         json: { id: store.shownId(id), object: 'website', deleted: true, status: 200 },

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FaultDecision, FaultInjector } from './faults.js';
 import {
+  echoPageHtml,
   errorPageHtml,
   expectsJson,
   headersToRecord,
@@ -23,6 +24,7 @@ import type { ListShape } from './listing.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
 import { matchRoute, type RouteName, runAction } from './routes.js';
 import type { WebsiteStore } from './store.js';
+import type { TrafficStore } from './traffic.js';
 
 /** What a test hook sees of a request before it is handled. */
 export interface RecordedRequestStart {
@@ -53,6 +55,7 @@ export type RequestHook = (req: RecordedRequestStart) => void | Promise<void>;
 export interface HandlerConfig {
   apiKey: string;
   store: WebsiteStore;
+  traffic: TrafficStore;
   faults: FaultInjector;
   listShape: ListShape;
   defaultPerPage: number;
@@ -130,7 +133,7 @@ export class SimulatorHandler {
   }
 
   async #api(ex: Exchange): Promise<void> {
-    const fault = this.#config.faults.decide();
+    const fault = this.#config.faults.decideFor(ex.url.pathname);
     if (fault.kind === 'hang') return this.#hang(ex, fault);
     if (fault.delayMs > 0) await delay(fault.delayMs, undefined, { signal: this.#closing.signal });
     if (this.#answerFault(ex, fault)) return;
@@ -150,6 +153,7 @@ export class SimulatorHandler {
       if (ex.json) return this.#json(ex, 401, { message: 'Unauthenticated.' });
       return this.#redirect(ex, `${ex.url.origin}/login`);
     }
+    if (this.#config.faults.keyRotationDue()) this.apiKey = `${this.apiKey}-rotated`;
     const rate = this.limiter?.hit(this.#config.apiKey);
     const headers = rate?.headers ?? {};
     if (rate && !rate.allowed) return this.#exception(ex, 429, 'Too Many Attempts.', headers);
@@ -163,11 +167,15 @@ export class SimulatorHandler {
     fault: FaultDecision,
     headers: Record<string, string>,
   ): void {
-    const { store, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
+    const { store, traffic, listShape, defaultPerPage, missingUpdateStatus } = this.#config;
     const listPath = `${ex.url.origin}/api/v1/websites`;
     const stuckPages = fault.kind === 'stuck-page' ? fault.stuckPages : undefined;
+    const { accountFault, statsFault } = this.#config.faults.options;
     const result = runAction(
-      { store, listShape, defaultPerPage, listPath, missingUpdateStatus, stuckPages },
+      {
+        ...{ store, traffic, listShape, defaultPerPage, listPath, missingUpdateStatus, stuckPages },
+        ...{ accountFault, statsFault },
+      },
       { name, id },
       ex.record.query,
       ex.record.body,
@@ -216,17 +224,9 @@ export class SimulatorHandler {
         });
         return true;
       }
-      case 'echo-html': {
-        const shown = Object.entries(ex.record.headers).map(
-          ([name, value]) => `<tr><td>${name}</td><td>${value}</td></tr>`,
-        );
-        this.#html(
-          ex,
-          500,
-          `<html><title>Server Error</title><body><h1>Whoops</h1><table>${shown.join('')}</table><pre>${new URLSearchParams(ex.record.body ?? {})}</pre></body></html>`,
-        );
+      case 'echo-html':
+        this.#html(ex, 500, echoPageHtml(ex.record.headers, ex.record.body));
         return true;
-      }
       case 'html':
         this.#html(
           ex,

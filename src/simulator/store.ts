@@ -61,6 +61,8 @@ export interface SeedWebsite {
    * stored before the service lower-cased names (`Shop.example.com` beside `shop.example.com`).
    */
   stored_as_written?: boolean;
+  /** Not a setting: visitors the website had over the last 30 days, spread over them (`/stats/{id}`). */
+  visitors_last_30d?: number;
 }
 
 export type WebsiteChanges = Partial<Omit<SeedWebsite, 'domain'>>;
@@ -112,7 +114,8 @@ export function toRecord(website: StoredWebsite): WebsiteRecord {
 export function seedToForm(seed: Partial<SeedWebsite>): Record<string, string> {
   const form: Record<string, string> = {};
   for (const [key, value] of Object.entries(seed)) {
-    if (value === undefined || key === 'stored_as_written') continue;
+    // Not settings: how the seed is stored, and its traffic.
+    if (value === undefined || key === 'stored_as_written' || key === 'visitors_last_30d') continue;
     if (value === null) form[key] = '';
     else if (typeof value === 'boolean') form[key] = value ? '1' : '0';
     else if (Array.isArray(value)) form[key] = value.join('\n');

@@ -51,9 +51,11 @@ describe('daemon: a manifest edit on a large account', () => {
     const removedId = idOf('a7.example.com');
     await saveByRename(f.file, manifestText(next, PRUNE));
     expect(await f.runAfter(3)).toMatchObject({ triggers: ['change'], result: 'success' });
+    // An edit reads no account plan (the last resync's holds); the delete's traffic is read first.
     expect(requestsOf(f).sort()).toEqual(
       [
         `DELETE /api/v1/websites/${removedId}`,
+        `GET /api/v1/stats/${removedId}`,
         `GET /api/v1/websites/${idOf('a5.example.com')}`,
         `GET /api/v1/websites/${removedId}`,
         'GET /api/v1/websites search=new.example.com',
@@ -71,8 +73,11 @@ describe('daemon: a manifest edit on a large account', () => {
       result: 'success',
       summary: { create: 0, update: 0, delete: 0 },
     });
-    expect(requestsOf(f).every((r) => r.startsWith('GET /api/v1/websites'))).toBe(true);
-    expect(requestsOf(f)).toHaveLength(6);
+    // A resync reads the account's plan again (once), beside its 6 pages.
+    expect(requestsOf(f).filter((r) => r === 'GET /api/v1/account')).toHaveLength(1);
+    const pages = requestsOf(f).filter((r) => r !== 'GET /api/v1/account');
+    expect(pages.every((r) => r.startsWith('GET /api/v1/websites'))).toBe(true);
+    expect(pages).toHaveLength(6);
   });
 
   it('lists everything when an edit touches more websites than the listing has pages', async () => {
@@ -88,7 +93,8 @@ describe('daemon: a manifest edit on a large account', () => {
     const edited = SITES.map((s, i) => (i < 6 ? { ...s, privacy: 'public' as const } : s));
     await saveByRename(f.file, manifestText(edited));
     await f.runAfter(2);
-    const reads = requestsOf(f).filter((r) => r.startsWith('GET'));
+    // A full listing (and, as for any run that lists everything, the account's plan).
+    const reads = requestsOf(f).filter((r) => r.startsWith('GET') && r !== 'GET /api/v1/account');
     expect(reads).toHaveLength(6);
     expect(reads.every((r) => /page=\d$/.test(r) || r === 'GET /api/v1/websites')).toBe(true);
   });

@@ -17,9 +17,9 @@ describe('daemon: /metrics', () => {
       daemon: { now: () => NOW },
     });
     fixture = f;
-    await f.runAfter(0); // 1 list + 2 creates
+    await f.runAfter(0); // 1 list + 1 account + 2 creates
     f.signals.emit('SIGHUP', 'SIGHUP');
-    await f.runAfter(1); // 1 list, converged
+    await f.runAfter(1); // 1 list + 1 account, converged
     await saveByRename(f.file, 'version: 1\nwebsites: [\n');
     await f.runAfter(2); // invalid: no request
 
@@ -32,9 +32,11 @@ describe('daemon: /metrics', () => {
     expect(value('websites_sync_runs_total{result="invalid_manifest"}')).toBe(1);
     expect(value('websites_sync_runs_total{result="failure"}')).toBe(0);
     expect(value('websites_sync_operations_total{action="create",result="created"}')).toBe(2);
-    expect(value('websites_sync_api_requests_total{status="200"}')).toBe(2);
+    expect(value('websites_sync_api_requests_total{status="200"}')).toBe(4);
     expect(value('websites_sync_api_requests_total{status="201"}')).toBe(2);
     expect(f.sim.requests.map((r) => `${r.method} ${r.status}`).sort()).toEqual([
+      'GET 200',
+      'GET 200',
       'GET 200',
       'GET 200',
       'POST 201',

@@ -51,7 +51,7 @@ describe('daemon: the rate budget', () => {
     const text = await (await fetch(f.url('/metrics'))).text();
     expect(metricValue(text, 'websites_sync_rate_budget_ratio')).toBe(0.5);
     expect(metricValue(text, 'websites_sync_rate_limit_requests')).toBe(60);
-    // One listing request of 60 allowed this minute.
-    expect(metricValue(text, 'websites_sync_rate_used_ratio')).toBeCloseTo(1 / 60, 5);
+    // One listing request and the account's plan, of 60 allowed this minute.
+    expect(metricValue(text, 'websites_sync_rate_used_ratio')).toBeCloseTo(2 / 60, 5);
   });
 });

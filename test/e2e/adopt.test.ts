@@ -40,11 +40,14 @@ async function start(count: number, drift: (i: number) => Partial<SeedWebsite> =
 const writes = () => simulator.requests.filter((r) => r.method !== 'GET');
 
 describe('--once --adopt', () => {
-  it('onboards an account of N websites with ⌈N/100⌉ requests, and the next run is converged', async () => {
+  it('onboards an account of N websites with ⌈N/100⌉ requests (and the plan limit), then is converged', async () => {
     await start(250);
     const run = await runCli(['--once', '--adopt'], env);
     expect(run.code, run.stderr).toBe(0);
-    expect(simulator.requests.map((r) => r.method)).toEqual(['GET', 'GET', 'GET']);
+    expect(simulator.requests.map((r) => r.path).sort()).toEqual([
+      '/api/v1/account',
+      ...Array(3).fill('/api/v1/websites'),
+    ]);
     expect(run.stdout).toContain(
       'Adopts 250 website(s) when applied: exclude_params and passwords are assumed to match the manifest (recorded, not sent)',
     );
@@ -93,6 +96,7 @@ describe('--once --adopt', () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('--adopt: only with --once, and not with --plan or --out');
     }
-    expect(simulator.requests).toEqual([expect.objectContaining({ method: 'GET' })]);
+    // Only the run above: the listing and the account's plan.
+    expect(simulator.requests.map((r) => r.path).sort()).toEqual(['/api/v1/account', '/api/v1/websites']);
   });
 });

@@ -37,6 +37,8 @@ const posts = () => simulator.requests.filter((r) => r.method === 'POST').length
 describe("the account's website limit (issue 11, fact 9)", () => {
   it('stops sending creates once one meets the limit: the rest are "not attempted", exit 1', async () => {
     await start([{ domain: 'site0.example.com' }], 5, { maxWebsites: 2 });
+    // A service that does not tell its plan limit (/account): the 422 is then the only sign of it.
+    simulator.setFaults({ accountFault: 404 });
     const run = await runCli(['--once', '--concurrency', '1'], env);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/✗ create site2\.example\.com: .*maximum number of websites/);

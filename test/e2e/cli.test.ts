@@ -112,11 +112,15 @@ describe('websites-sync --once', () => {
     expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['shop.example.com']);
   });
 
-  it('exits 1 on a refused key, naming the base URL, with a single request', async () => {
+  it('exits 1 on a refused key, naming the base URL, with the first requests only (no retry)', async () => {
     const result = await runCli(['--once'], { ...env, WEBSITES_SYNC_API_KEY: 'wrong-key' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${simulator.url} refused the API key (401`);
-    expect(simulator.requests).toHaveLength(1);
+    // The listing and, beside it, the account's plan: each refused once.
+    expect(simulator.requests.map((r) => `${r.path} ${r.status}`).sort()).toEqual([
+      '/api/v1/account 401',
+      '/api/v1/websites 401',
+    ]);
     expect(result.stderr).not.toContain('wrong-key');
   });
 

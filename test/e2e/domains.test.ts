@@ -39,7 +39,11 @@ describe('domains the service canonicalises and accepts', () => {
     simulator.clearRequests();
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(again.code).toBe(0);
-    expect(simulator.requests.map((r) => r.method)).toEqual(['GET']);
+    // Converged: the listing and the account's plan, nothing else.
+    expect(simulator.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /api/v1/account',
+      'GET /api/v1/websites',
+    ]);
   });
 
   it('stores every generated www./scheme name as the plan predicts, and the next run is converged', async () => {
@@ -68,7 +72,11 @@ describe('domains the service canonicalises and accepts', () => {
     const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
     expect(again.stdout).toContain('No changes');
     expect(again.code).toBe(0);
-    expect(simulator.requests.map((r) => r.method)).toEqual(['GET']);
+    // Converged: the listing and the account's plan, nothing else.
+    expect(simulator.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'GET /api/v1/account',
+      'GET /api/v1/websites',
+    ]);
   });
 
   it('round-trips a website with an underscore: export, validate, then a plan with no change', async () => {

@@ -55,8 +55,9 @@ describe('--once stopped by a signal', () => {
 
   it('SIGTERM while operations wait for the rate limit: they are not sent, and the run ends without waiting for the window', async () => {
     await start(12, 0);
-    // 4 requests per 10 minutes: the listing and three creates, then the rest wait for the window.
-    simulator.setRateLimit({ limit: 4, windowMs: 600_000 });
+    // 5 requests per 10 minutes: the listing, the account's plan and three creates, then the rest wait
+    // for the window.
+    simulator.setRateLimit({ limit: 5, windowMs: 600_000 });
     const cli = startCli(['--once', '--concurrency', '2', '--rate-window', '10m']);
     simulator.onRequest = (req) => {
       if (req.method === 'POST' && requests('POST').length === 3) cli.child.kill('SIGTERM');
@@ -73,8 +74,13 @@ describe('--once stopped by a signal', () => {
   it('SIGINT while the account is being read: stops at once, nothing changed, exit 130', async () => {
     await start(3, 5_000);
     const cli = startCli(['--once']);
+    // One signal (the listing and the account's plan arrive together; a second would stop at once).
+    let sent = false;
     simulator.onRequest = (req) => {
-      if (req.method === 'GET') cli.child.kill('SIGINT');
+      if (req.method === 'GET' && !sent) {
+        sent = true;
+        cli.child.kill('SIGINT');
+      }
     };
     const run = await cli.done;
     expect(run.code, run.stderr).toBe(130);

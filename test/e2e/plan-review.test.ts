@@ -77,7 +77,7 @@ describe('saved plans: --out, then --plan', () => {
     expect(text).not.toContain(PASSWORD);
     expect(text).not.toContain(KEY);
     const file = JSON.parse(text);
-    const held = { observed: 0, pending_delete: 0, protected: 0 };
+    const held = { observed: 0, pending_delete: 0, protected: 0, traffic_refused: 0, unfit: 0 };
     expect(file.summary).toEqual({ create: 1, update: 1, resend: 0, delete: 1, unchanged: 1, ...held });
     expect(file.saved_plan).toMatchObject({
       version: 1,

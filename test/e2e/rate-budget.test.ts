@@ -54,7 +54,7 @@ async function readBesideNeighbour(extra: string[]) {
     run,
     refused: theirs.filter((r) => r.status === 429).length,
     sent: theirs.length,
-    pages: ours.filter((r) => r.status === 200).length,
+    pages: ours.filter((r) => r.status === 200 && r.path === '/api/v1/websites').length,
     busiestWindow: Math.max(...perWindow.values()),
   };
 }

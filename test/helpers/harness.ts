@@ -84,6 +84,21 @@ export function apiCalls(simulator: Simulator): string[] {
   return simulator.requests.filter(isApi).map((r) => `${r.method} ${r.path}`);
 }
 
+/** The guards' reads (issue 20): the account's plan once per run, a website's traffic before its delete. */
+export function isGuardRead(request: { method: string; path: string }): boolean {
+  return request.method === 'GET' && /^\/api\/v1\/(account|stats\/)/.test(request.path);
+}
+
+/** The requests to the websites API only, in arrival order: what a test of its costs counts. */
+export function websiteRequests(simulator: Simulator): RecordedRequest[] {
+  return simulator.requests.filter((r) => isApi(r) && !isGuardRead(r));
+}
+
+/** `apiCalls` without the guards' reads. */
+export function websiteCalls(simulator: Simulator): string[] {
+  return websiteRequests(simulator).map((r) => `${r.method} ${r.path}`);
+}
+
 export function writeCalls(simulator: Simulator): RecordedRequest[] {
   return simulator.requests.filter((r) => isApi(r) && r.method !== 'GET');
 }

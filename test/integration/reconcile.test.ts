@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthError } from '../../src/service/errors.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
-import { apiCalls, syncOnce, tempStatePath, writeCalls } from '../helpers/harness.js';
+import { apiCalls, syncOnce, tempStatePath, websiteRequests, writeCalls } from '../helpers/harness.js';
 
 const MANIFEST = `
 version: 1
@@ -85,7 +85,8 @@ describe('reconcile against the simulator', () => {
     simulator.clearRequests();
     const again = await syncOnce({ simulator, manifest: MANIFEST, statePath, env: ENV });
     expect(again.plan.changes).toEqual([]);
-    expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites']);
+    // The listing and, beside it, the account's plan (issue 20).
+    expect(apiCalls(simulator).sort()).toEqual(['GET /api/v1/account', 'GET /api/v1/websites']);
   });
 
   it('a changed setting costs exactly one PATCH carrying only that field', async () => {
@@ -116,8 +117,11 @@ describe('reconcile against the simulator', () => {
       simulator.clearRequests();
       const again = await syncOnce({ simulator, manifest, statePath });
       expect(again.plan.unchanged).toBe(250);
-      expect(apiCalls(simulator)).toEqual(Array(3).fill('GET /api/v1/websites'));
-      expect(simulator.requests.every((r) => r.query.per_page === '100')).toBe(true);
+      expect(apiCalls(simulator).sort()).toEqual([
+        'GET /api/v1/account',
+        ...Array(3).fill('GET /api/v1/websites'),
+      ]);
+      expect(websiteRequests(simulator).every((r) => r.query.per_page === '100')).toBe(true);
       await simulator.close();
     }
   });
@@ -230,6 +234,7 @@ describe('failures', () => {
     });
     await expect(run).rejects.toBeInstanceOf(AuthError);
     await expect(run).rejects.toThrow(simulator.url);
-    expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites']);
+    // The listing and the account's plan go together; each is refused once, neither retried.
+    expect(apiCalls(simulator).sort()).toEqual(['GET /api/v1/account', 'GET /api/v1/websites']);
   });
 });

@@ -4,10 +4,10 @@ import type { Problem } from '../../src/model/index.js';
 import { parseLines } from './helpers.js';
 
 const SITE_KEYS =
-  'domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips, protect, observe, ignore_fields';
+  'domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips, protect, observe, ignore_fields, allow_delete_with_traffic';
 const SETTING_KEYS =
   'privacy, password, email, exclude_bots, exclude_params, exclude_ips, protect, observe, ignore_fields';
-const TOP_KEYS = 'version, prune, delete_delay, ignore, defaults, websites';
+const TOP_KEYS = 'version, prune, delete_delay, traffic_window, traffic_guard, ignore, defaults, websites';
 
 type Expected = Omit<Problem, 'file'>;
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { syncOnce, tempStatePath, writeCalls } from '../helpers/harness.js';
+import { syncOnce, tempStatePath, websiteRequests, writeCalls } from '../helpers/harness.js';
 
 // Someone edits the account in the web UI while the tool pages through its 250 websites (3 pages,
 // pages 2 and 3 fetched concurrently after page 1). The tool must neither create a website that
@@ -37,7 +37,8 @@ async function convergedAccount(prune: boolean): Promise<void> {
 function editWhilePaging(edit: () => void): void {
   let done = false;
   simulator.onRequest = (req) => {
-    if (done || req.method !== 'GET' || req.query.search !== undefined || Number(req.query.page) < 2) return;
+    if (done || req.path !== '/api/v1/websites' || req.method !== 'GET') return;
+    if (req.query.search !== undefined || Number(req.query.page) < 2) return;
     done = true;
     edit();
   };
@@ -73,7 +74,7 @@ describe('edits made while the tool pages through the account', () => {
     ]);
     // 3 pages torn, 3 read again; before the store, one lookup of the domain confirms it is absent
     // (cheaper than 3 more pages).
-    const reads = simulator.requests.filter((r) => r.method === 'GET');
+    const reads = websiteRequests(simulator).filter((r) => r.method === 'GET');
     expect(reads).toHaveLength(7);
     expect(reads.filter((r) => r.query.search === 'site30.example.com')).toHaveLength(1);
     await expectConverged(

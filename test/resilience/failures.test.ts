@@ -6,7 +6,13 @@ import {
   type Simulator,
   startSimulator,
 } from '../../src/simulator/index.js';
-import { apiCalls, type SyncOptions, syncOnce, tempStatePath } from '../helpers/harness.js';
+import {
+  type SyncOptions,
+  syncOnce,
+  tempStatePath,
+  websiteCalls,
+  websiteRequests,
+} from '../helpers/harness.js';
 import { countResults, expectAccount, FAST_RETRY, manifestOf, testSites } from './helpers.js';
 
 // Failures that retrying cannot fix, or that must not be retried blindly: each one ends in the right
@@ -40,7 +46,7 @@ describe('answers that are not JSON', () => {
     expect((error as ServiceError).message).toMatch(
       /^GET \/api\/v1\/websites: unexpected answer 200 \(not JSON\): "Login - Website Analytics Login"$/,
     );
-    expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites']);
+    expect(websiteCalls(simulator)).toEqual(['GET /api/v1/websites']);
     expect(simulator.listWebsites()).toEqual([]);
   });
 
@@ -49,7 +55,7 @@ describe('answers that are not JSON', () => {
     const sites = testSites(1);
     const run = await sync(sites);
     expect(countResults(run.applied?.outcomes ?? [])).toEqual({ created: 1 });
-    expect(simulator.requests.map((r) => [r.method, r.query.search ?? '', r.status])).toEqual([
+    expect(websiteRequests(simulator).map((r) => [r.method, r.query.search ?? '', r.status])).toEqual([
       ['GET', '', 200],
       ['POST', '', 500],
       ['GET', 'site0.example.com', 200],
@@ -68,7 +74,10 @@ describe('the key refused mid-run', () => {
     expect(run.applied?.authError).toBeInstanceOf(AuthError);
     expect(run.applied?.authError?.message).toMatch(/redirected POST \/api\/v1\/websites to its login page/);
     expect(countResults(run.applied?.outcomes ?? [])).toEqual({ created: 2, failed: 1, skipped: 2 });
-    expect(apiCalls(simulator)).toEqual(['GET /api/v1/websites', ...Array(3).fill('POST /api/v1/websites')]);
+    expect(websiteCalls(simulator)).toEqual([
+      'GET /api/v1/websites',
+      ...Array(3).fill('POST /api/v1/websites'),
+    ]);
 
     // The state file knows what the two stores sent: the next run only creates the other three.
     const next = await sync(sites, { statePath });
@@ -112,7 +121,7 @@ describe('timeouts', () => {
     const sites = testSites(1);
     const run = await sync(sites, TIMEOUT);
     expect(countResults(run.applied?.outcomes ?? [])).toEqual({ created: 1 });
-    expect(simulator.requests.map((r) => [r.method, r.status])).toEqual([
+    expect(websiteRequests(simulator).map((r) => [r.method, r.status])).toEqual([
       ['GET', 200],
       ['POST', 'hang'],
       ['GET', 200],
@@ -132,7 +141,7 @@ describe('timeouts', () => {
     };
     const run = await sync(sites, TIMEOUT);
     expect(countResults(run.applied?.outcomes ?? [])).toEqual({ created: 1 });
-    expect(apiCalls(simulator)).toEqual([
+    expect(websiteCalls(simulator)).toEqual([
       'GET /api/v1/websites',
       'POST /api/v1/websites',
       'GET /api/v1/websites',
@@ -149,6 +158,6 @@ describe('timeouts', () => {
     expect((error as ServiceError).message).toMatch(
       /^GET \/api\/v1\/websites: no answer from http:\/\/127\.0\.0\.1:\d+ \(no response within 0\.3s; see --timeout\)$/,
     );
-    expect(apiCalls(simulator)).toEqual(Array(3).fill('GET /api/v1/websites'));
+    expect(websiteCalls(simulator)).toEqual(Array(3).fill('GET /api/v1/websites'));
   });
 });

@@ -161,7 +161,16 @@ async function closeClient(client: { close(): Promise<void> }, stopped: NodeJS.S
 
 function exitCode(config: Config, result: ReconcileResult, io: Io): number {
   const outcome = classifyRun(result, { dryRun: config.dryRun });
-  if (outcome.kind === 'refused') io.stderr.write(`websites-sync: refused: ${outcome.reason}\n`);
+  if (outcome.kind === 'refused' || outcome.kind === 'partly_refused') {
+    io.stderr.write(`websites-sync: refused: ${outcome.reason}\n`);
+  }
+  const unfit = result.plan.changes.flatMap((c) => (c.kind === 'create' && c.unfit ? [c.domain] : []));
+  if (unfit.length > 0) {
+    const not = config.dryRun ? 'would not be created' : 'not created';
+    io.stderr.write(
+      `websites-sync: ${unfit.length} website(s) ${not}, beyond the account's plan limit: ${unfit.join(', ')}\n`,
+    );
+  }
   if (outcome.kind === 'failed' && outcome.authError) throw outcome.authError;
   return summariseOutcome(outcome, { detailedExitcode: config.detailedExitcode }).exitCode;
 }

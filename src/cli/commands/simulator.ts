@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import {
+  type EndpointFault,
   type FaultOptions,
   type SeedWebsite,
   type SimulatorOptions,
@@ -31,11 +32,12 @@ Options:
   --seed-file PATH            websites to start with: a JSON or YAML list of
                               {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password};
                               stored_as_written: true keeps the domain exactly as given
-                              (a record stored before the service lower-cased names)
+                              (a record stored before the service lower-cased names);
+                              visitors_last_30d: the traffic /api/v1/stats/{id} reports
   --latency MS                delay added to every API answer
   --rate-limit N/SECONDS      throttle to N requests per SECONDS per key (e.g. 60/60)
   --list-shape SHAPE          resource (default) or paginator
-  --max-websites N            plan limit of the account
+  --max-websites N            plan limit of the account, told by /api/v1/account (-1: unlimited, the default)
   --id-prefix P               show ids as strings P1, P2, … instead of integers (the id's
                               format is the service's to choose; clients treat it as opaque)
   --missing-update-status S   404 (default) or 500: how an update of a missing id is answered
@@ -49,6 +51,9 @@ Options:
   --throttle-rate F           fraction answered 429 with Retry-After, besides --rate-limit
   --hang-rate F               fraction accepted and never answered (client timeouts)
   --fault-seed N              seed of the fault sequence (default 1)
+  --account-fault F           /api/v1/account answers 404 (an older service), 500, or unreadable (a 200 without the plan)
+  --stats-fault F             /api/v1/stats/{id} answers 404, 500 (as one public version does), or unreadable
+  --rotate-key-after N        regenerate the key after N accepted API requests (the old key then answers 401)
   -h, --help                  show this help
 `;
 
@@ -72,6 +77,9 @@ const OPTIONS = {
   'throttle-rate': { type: 'string' },
   'hang-rate': { type: 'string' },
   'fault-seed': { type: 'string' },
+  'account-fault': { type: 'string' },
+  'stats-fault': { type: 'string' },
+  'rotate-key-after': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -116,8 +124,23 @@ function faultOptions(values: Values): FaultOptions {
     loginRedirectRate: fraction('login-redirect-rate', values['login-redirect-rate']),
     throttleRate: fraction('throttle-rate', values['throttle-rate']),
     hangRate: fraction('hang-rate', values['hang-rate']),
+    accountFault: endpointFault('account-fault', values['account-fault']),
+    statsFault: endpointFault('stats-fault', values['stats-fault']),
+    rotateKeyAfter: integer('rotate-key-after', values['rotate-key-after'], 1, Number.MAX_SAFE_INTEGER),
   };
   return Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined));
+}
+
+function endpointFault(name: string, value: string | undefined): EndpointFault | undefined {
+  if (value === undefined) return undefined;
+  if (value === '404' || value === '500') return Number(value) as 404 | 500;
+  if (value === 'unreadable') return value;
+  throw new UsageError(`--${name} must be 404, 500 or unreadable, got "${value}"`);
+}
+
+/** The plan limit: a count, or -1 for unlimited (the service's own spelling). */
+function maxWebsites(value: string | undefined): number | undefined {
+  return value === '-1' ? undefined : integer('max-websites', value, 0, Number.MAX_SAFE_INTEGER);
 }
 
 async function readSeedFile(path: string): Promise<SeedWebsite[]> {
@@ -141,6 +164,10 @@ async function readSeedFile(path: string): Promise<SeedWebsite[]> {
     if (typeof entry !== 'object' || entry === null || typeof (entry as SeedWebsite).domain !== 'string') {
       throw new UsageError(`--seed-file ${path}: entry ${i} must be an object with a "domain" string`);
     }
+    const visitors = (entry as SeedWebsite).visitors_last_30d;
+    if (visitors !== undefined && !(Number.isSafeInteger(visitors) && visitors >= 0)) {
+      throw new UsageError(`--seed-file ${path}: entry ${i}: visitors_last_30d must be a whole number ≥ 0`);
+    }
   });
   return list as SeedWebsite[];
 }
@@ -155,7 +182,7 @@ async function buildOptions(values: Values, env: NodeJS.ProcessEnv): Promise<Sim
     port: integer('port', values.port, 0, 65535) ?? 8080,
     apiKey: values['api-key'] ?? env.SIMULATOR_API_KEY ?? 'test-key',
     listShape: shape ?? 'resource',
-    maxWebsites: integer('max-websites', values['max-websites'], 0, Number.MAX_SAFE_INTEGER),
+    maxWebsites: maxWebsites(values['max-websites']),
     ...(values['id-prefix'] ? { idPrefix: values['id-prefix'] } : {}),
     missingUpdateStatus: missingUpdateStatus(values['missing-update-status']),
     takenDomains: values.taken ?? [],

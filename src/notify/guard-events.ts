@@ -1,0 +1,36 @@
+import { type Plan, refusalText } from '../plan/index.js';
+
+// The traffic guard's events, told apart from the mass-delete guard's `refused`: deletes it refused
+// (the rest of the plan went ahead), and deletes that went ahead although their traffic could not be
+// read (`traffic_guard: lenient`), which the reviewer of a plan sees and a daemon's operator must too.
+
+/** A NotifyEvent of the traffic guard (declared here so that events.ts alone imports this file). */
+interface TrafficEvent {
+  event: 'traffic_refused' | 'traffic_unknown';
+  text: string;
+  websites: string[];
+  details?: string;
+}
+
+export function trafficEvents(plan: Plan): TrafficEvent[] {
+  const days = plan.trafficWindowDays ?? 0;
+  const events: TrafficEvent[] = [];
+  if (plan.trafficRefused.length > 0) {
+    const refused = plan.trafficRefused.map((refusal) => refusalText(refusal, days));
+    events.push({
+      event: 'traffic_refused',
+      text: `websites-sync did not delete ${refused.length} website(s) that still have visitors (traffic guard; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
+      websites: plan.trafficRefused.map((refusal) => refusal.domain),
+      details: JSON.stringify(refused),
+    });
+  }
+  const unknown = plan.changes.filter((c) => c.kind === 'delete' && c.traffic?.kind === 'unknown');
+  if (unknown.length > 0) {
+    events.push({
+      event: 'traffic_unknown',
+      text: `websites-sync: traffic unknown for ${unknown.length} delete(s), which went ahead (traffic_guard: lenient): ${unknown.map((c) => c.domain).join(', ')}`,
+      websites: unknown.map((c) => c.domain),
+    });
+  }
+  return events;
+}

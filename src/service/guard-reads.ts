@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { PlanLimit, TrafficReading, WebsiteId } from '../model/index.js';
+import { AuthError, ServiceError } from './errors.js';
+import type { HttpTransport } from './http.js';
+import { NotSentError } from './stop.js';
+
+// The two reads the guards take from the service, beside the websites API. Either answer may be missing
+// (an older version has no such route), broken (one public version's StatResource cannot serialise the
+// paginator it is given: a 500) or shaped otherwise (versions wrap it differently). Whatever cannot be
+// read is "unknown", never "no limit" or "no traffic". A refused key is not unknown: it stops the run.
+
+export const ACCOUNT_PATH = '/api/v1/account';
+export const STATS_PATH = '/api/v1/stats';
+
+/** A 500 here is the broken version's answer, not a hiccup: retried are only throttling and gateways. */
+const RETRIED = [429, 502, 503, 504];
+
+/** An integer, or the string of one (PHP and MySQL hand numbers over either way). */
+const integer = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
+
+/** AccountResource, `{ data: {…, plan: { features: { websites } } }, status: 200 }`. */
+const accountSchema = z.object({
+  data: z.object({ plan: z.object({ features: z.object({ websites: integer }) }) }),
+});
+
+/** One row of a stat, summed per value: `{ value: "2026-11-20", count: "12" }`. */
+const statRow = z.object({ value: z.string().nullable(), count: integer });
+/** A resource collection (`data`, `links`, `meta`) or a bare paginator (`data` beside `current_page`). */
+const statsSchema = z.object({ data: z.array(statRow) });
+
+export async function readPlanLimit(http: HttpTransport): Promise<PlanLimit> {
+  const body = await readOrUnknown(http, ACCOUNT_PATH, {});
+  if ('unknown' in body) return { kind: 'unknown', reason: body.unknown };
+  const parsed = accountSchema.safeParse(body.value);
+  if (!parsed.success) return { kind: 'unknown', reason: 'the answer holds no plan.features.websites' };
+  const websites = parsed.data.data.plan.features.websites;
+  if (websites === -1) return { kind: 'unlimited' };
+  if (websites < 0) return { kind: 'unknown', reason: `the plan says ${websites} websites` };
+  return { kind: 'limited', websites };
+}
+
+export interface TrafficWindow {
+  days: number;
+  /** The clock, milliseconds since the epoch. */
+  now: number;
+}
+
+const DAY_MS = 86_400_000;
+const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The window's dates, a day wider on each side: the service dates a visit in its own time zone, which
+ * may be a day off UTC. One row per date, sorted by count, so one page of 100 holds every date.
+ */
+export function trafficQuery(window: TrafficWindow): Record<string, string> {
+  return {
+    name: 'visitors',
+    from: dateOf(window.now - window.days * DAY_MS),
+    to: dateOf(window.now + DAY_MS),
+    sort_by: 'count',
+    sort: 'desc',
+    per_page: '100',
+  };
+}
+
+export async function readTraffic(
+  http: HttpTransport,
+  id: WebsiteId,
+  window: TrafficWindow,
+): Promise<TrafficReading> {
+  const path = `${STATS_PATH}/${encodeURIComponent(String(id))}`;
+  const body = await readOrUnknown(http, path, trafficQuery(window));
+  if ('unknown' in body) return { kind: 'unknown', reason: body.unknown };
+  const parsed = statsSchema.safeParse(body.value);
+  if (!parsed.success) return { kind: 'unknown', reason: 'the answer holds no visitor counts' };
+  return { kind: 'known', visitors: parsed.data.data.reduce((sum, row) => sum + Math.max(0, row.count), 0) };
+}
+
+/** The answer's body, or why there is none to read. A refused key and a stop are not "unknown". */
+async function readOrUnknown(
+  http: HttpTransport,
+  path: string,
+  query: Record<string, string>,
+): Promise<{ value: unknown } | { unknown: string }> {
+  try {
+    const { body } = await http.request('GET', path, { query, retryStatusCodes: RETRIED });
+    return { value: body };
+  } catch (error) {
+    if (error instanceof NotSentError) throw error;
+    // 403 here is a proxy or a version that keeps the route from this key, not a refused key.
+    if (error instanceof AuthError && error.status !== 403) throw error;
+    if (!(error instanceof ServiceError)) throw error;
+    const { status } = error;
+    if (status === undefined) return { unknown: 'no answer' };
+    return { unknown: status < 300 ? 'the answer could not be read' : `the service answered ${status}` };
+  }
+}

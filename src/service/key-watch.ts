@@ -1,0 +1,57 @@
+import { AuthError, ServiceError } from './errors.js';
+
+// The service's web UI can regenerate the API key, which ends the old one at once. A key refused after
+// the service accepted it in this process was rotated or revoked: nothing more is sent with it (the
+// requests waiting for their turn included), and the run stops saying so, rather than retrying or
+// sending every queued operation to meet the same refusal.
+
+export class KeyWatch {
+  #accepted = false;
+  #revoked: AuthError | undefined;
+  readonly #stop: () => void;
+
+  /** `stop`: what keeps the requests waiting for their turn from being sent. */
+  constructor(stop: () => void) {
+    this.#stop = stop;
+  }
+
+  /** Before a request is sent: once the key is known to be revoked, nothing is. */
+  beforeSending(method: string, path: string): void {
+    if (!this.#revoked) return;
+    throw new AuthError(`${method} ${path}: not sent: ${this.#revoked.message}`, {
+      method,
+      path,
+      status: this.#revoked.status,
+    });
+  }
+
+  /** The decoded answer, or its error: a refusal after an acceptance becomes "rotated or revoked". */
+  answer<T>(decode: () => T): T {
+    try {
+      const decoded = decode();
+      this.#accepted = true;
+      return decoded;
+    } catch (error) {
+      throw this.#seen(error);
+    }
+  }
+
+  #seen(error: unknown): unknown {
+    if (!(error instanceof ServiceError)) return error;
+    const refused = error instanceof AuthError && error.status !== 403;
+    if (!refused) {
+      // Answered past the key check: a 404, a 422 and a 429 come from behind the authentication.
+      if (error.status !== undefined && error.status >= 400 && error.status < 500) this.#accepted = true;
+      return error;
+    }
+    if (!this.#accepted) return error;
+    // What the service answered (who refused, with what status or redirect), then what it means.
+    const said = error.message.replace(/\s*Check WEBSITES_SYNC_API_KEY.*$/, '');
+    this.#revoked ??= new AuthError(
+      `${said} This came part-way through the run, after the key was accepted: the key was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Stopped at once: nothing more was sent. Set the new key in WEBSITES_SYNC_API_KEY or the --api-key-file and run again.`,
+      { method: error.method, path: error.path, status: error.status, cause: error },
+    );
+    this.#stop();
+    return this.#revoked;
+  }
+}
