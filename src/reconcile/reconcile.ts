@@ -1,30 +1,17 @@
-import type { Logger } from 'pino';
-import { type ApplyResult, applyPlan, type Outcome } from '../apply/index.js';
-import type { DesiredState, PlanLimit, RemoteWebsite, WritableField } from '../model/index.js';
-import {
-  checkDeleteGuard,
-  checkDoubtfulDeletes,
-  computePlan,
-  type DeleteChange,
-  noStateFileWarning,
-  type Plan,
-  summarise,
-} from '../plan/index.js';
-import { planFromSaved, type SavedPlanFile, signatureMismatch, targetMismatch } from '../saved-plan/index.js';
-import type { WebsiteService } from '../service/index.js';
+import { type ApplyResult, applyPlan } from '../apply/index.js';
+import type { PlanLimit, RemoteWebsite, WritableField } from '../model/index.js';
+import type { DeleteChange, Plan } from '../plan/index.js';
+import { planFromSaved, signatureMismatch, targetMismatch } from '../saved-plan/index.js';
 import {
   backupEntryOf,
   recordApplied,
   recordLifecycle,
-  type StateAccess,
   type StateData,
   type StateSession,
 } from '../state/index.js';
-import { type GuardOptions, guardPlan, readDeleteTraffic, readPlanLimit, trafficSettings } from './guards.js';
 import { Interrupted } from './interrupted.js';
 import { planRun } from './plan-run.js';
 import type { ReconcileOptions } from './reconcile-options.js';
-import { savedPlanFor } from './saved.js';
 
 // One pass of the pipeline: state → service (read) → plan → guard → apply → state. The one-shot CLI and
 // the daemon both call this; they only decide when.
