@@ -1,4 +1,5 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,5 +52,29 @@ describe('websites-sync state', () => {
     const same = await runCli(['state', 'migrate', '--from', env.WEBSITES_SYNC_STATE_FILE as string], env);
     expect(same.code).toBe(1);
     expect(same.stderr).toContain('--from and --to are the same state');
+  });
+
+  it('a postgres:// URL at a port where no PostgreSQL answers: what to check, and that nothing changed', async () => {
+    // Something listens there (another service, a proxy) and hangs up: not an unexplained "read ECONNRESET".
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const before = await readdir(dir);
+      for (const args of [
+        ['state', 'show'],
+        ['state', 'migrate', '--to', join(dir, 'copy.json')],
+      ]) {
+        const run = await runCli([...args, '--state', `postgres://u@127.0.0.1:${port}/db`], env);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(`PostgreSQL at postgres://127.0.0.1:${port}/db?schema=websites_sync`);
+        expect(run.stderr).toContain(
+          'check that the host and port are those of a PostgreSQL server; nothing was changed',
+        );
+      }
+      expect(await readdir(dir)).toEqual(before);
+    } finally {
+      server.close();
+    }
   });
 });
