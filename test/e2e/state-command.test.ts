@@ -77,4 +77,10 @@ describe('websites-sync state', () => {
       server.close();
     }
   });
+
+  it('a --state naming a directory is refused under the name it was given by', async () => {
+    const run = await runCli(['state', 'show', '--state', dir], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`--state: ${dir} is a directory; give the path of a file`);
+  });
 });
