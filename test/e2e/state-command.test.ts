@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +82,23 @@ describe('websites-sync state', () => {
     const run = await runCli(['state', 'show', '--state', dir], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`--state: ${dir} is a directory; give the path of a file`);
+  });
+
+  it('migrate from a state that holds nothing (a mistyped path) is refused, even with --force: the target keeps its state', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    protect: true\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const target = env.WEBSITES_SYNC_STATE_FILE as string;
+    const before = await readFile(target, 'utf8');
+    const missing = join(dir, 'no-such-state.json');
+    for (const extra of [[], ['--force']]) {
+      const run = await runCli(['state', 'migrate', '--from', missing, '--to', target, ...extra], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`state migrate: ${missing} holds no state and no backups`);
+      expect(run.stderr).toContain('nothing was changed');
+    }
+    expect(await readFile(target, 'utf8')).toBe(before);
   });
 });
