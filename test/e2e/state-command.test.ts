@@ -101,4 +101,13 @@ describe('websites-sync state', () => {
     }
     expect(await readFile(target, 'utf8')).toBe(before);
   });
+
+  it('show refuses the options of migrate rather than ignore them', async () => {
+    for (const option of ['--from', '--to', '--force']) {
+      const args = option === '--force' ? [option] : [option, join(dir, 'other.json')];
+      const run = await runCli(['state', 'show', ...args], env);
+      expect(run.code, option).toBe(1);
+      expect(run.stderr).toContain(`state show: ${option} belongs to state migrate`);
+    }
+  });
 });

@@ -21,6 +21,10 @@ export async function runState(config: Config, io: Io): Promise<number> {
 }
 
 async function show(config: Config, io: Io): Promise<number> {
+  const misplaced = (['from', 'to', 'force'] as const).find((name) => config[name]);
+  if (misplaced) {
+    throw new UsageError(`state show: --${misplaced} belongs to state migrate; nothing was read or changed`);
+  }
   const store = await openStoreFromConfig(config, io, config.baseUrl ? { baseUrl: config.baseUrl } : {});
   try {
     const [holders, contents] = await Promise.all([store.holders(), store.contents()]);
