@@ -73,7 +73,7 @@ export const OPTION_TABLE = {
     // Beside the manifest, wherever the run starts (a cron job or a CI step from the repository root
     // with -f acct/websites.yaml): the current directory would be another state, without its protections.
     defaultNote:
-      '.websites-sync-state.json beside the manifest (-f); restore and export, which take no manifest: in the current directory',
+      '.websites-sync-state.json beside the manifest (-f); restore, export and state, which take no manifest: in the current directory',
     commands: STATE,
   },
   ...STATE_OPTIONS,

@@ -29,7 +29,8 @@ export async function stateLocation(config: Config, io: Io): Promise<StateLocati
     }
     return { location, source };
   }
-  const given = config.sources.state !== '--state';
+  // --state defaults to the --state-file path; its source is '--state' both when typed and when not.
+  const given = config.state !== config.stateFile;
   const source = given ? config.sources.state : config.sources['state-file'];
   for (const secret of stateSecrets(config.state)) io.redactor.add(secret);
   // A path is a file the tool writes: never a directory, a device, a FIFO or a socket.

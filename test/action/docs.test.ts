@@ -9,12 +9,6 @@ import { actionYml } from '../helpers/action.js';
 // action.yml, its guide (docs/guides/github-action.md) and the example workflow say the same thing.
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
-/**
- * Inputs whose option is being added on another branch (issue 20's traffic guard): until it is merged
- * they are refused at run time ("no option --traffic-guard"). Remove them from here once it is.
- */
-const PENDING = ['traffic-window', 'traffic-guard'];
-
 describe('action.yml', () => {
   it('runs the committed bundle on node24', () => {
     const action = actionYml() as ReturnType<typeof actionYml> & { runs: { using: string; main: string } };
@@ -25,7 +19,7 @@ describe('action.yml', () => {
   it("maps every input but the Action's own onto an option of the command line", () => {
     const options = OPTION_TABLE as Record<string, { commands: readonly string[] }>;
     for (const name of Object.keys(actionYml().inputs)) {
-      if ((OWN_INPUTS as readonly string[]).includes(name) || PENDING.includes(name)) continue;
+      if ((OWN_INPUTS as readonly string[]).includes(name)) continue;
       expect(options[name]?.commands, `input ${name}`).toContain('sync');
     }
   });

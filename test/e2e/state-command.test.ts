@@ -1,4 +1,5 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,5 +52,62 @@ describe('websites-sync state', () => {
     const same = await runCli(['state', 'migrate', '--from', env.WEBSITES_SYNC_STATE_FILE as string], env);
     expect(same.code).toBe(1);
     expect(same.stderr).toContain('--from and --to are the same state');
+  });
+
+  it('a postgres:// URL at a port where no PostgreSQL answers: what to check, and that nothing changed', async () => {
+    // Something listens there (another service, a proxy) and hangs up: not an unexplained "read ECONNRESET".
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const before = await readdir(dir);
+      for (const args of [
+        ['state', 'show'],
+        ['state', 'migrate', '--to', join(dir, 'copy.json')],
+      ]) {
+        const run = await runCli([...args, '--state', `postgres://u@127.0.0.1:${port}/db`], env);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(`PostgreSQL at postgres://127.0.0.1:${port}/db?schema=websites_sync`);
+        expect(run.stderr).toContain(
+          'check that the host and port are those of a PostgreSQL server; nothing was changed',
+        );
+      }
+      expect(await readdir(dir)).toEqual(before);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a --state naming a directory is refused under the name it was given by', async () => {
+    const run = await runCli(['state', 'show', '--state', dir], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`--state: ${dir} is a directory; give the path of a file`);
+  });
+
+  it('migrate from a state that holds nothing (a mistyped path) is refused, even with --force: the target keeps its state', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    protect: true\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const target = env.WEBSITES_SYNC_STATE_FILE as string;
+    const before = await readFile(target, 'utf8');
+    const missing = join(dir, 'no-such-state.json');
+    for (const extra of [[], ['--force']]) {
+      const run = await runCli(['state', 'migrate', '--from', missing, '--to', target, ...extra], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`state migrate: ${missing} holds no state and no backups`);
+      expect(run.stderr).toContain('nothing was changed');
+    }
+    expect(await readFile(target, 'utf8')).toBe(before);
+  });
+
+  it('show refuses the options of migrate rather than ignore them', async () => {
+    for (const option of ['--from', '--to', '--force']) {
+      const args = option === '--force' ? [option] : [option, join(dir, 'other.json')];
+      const run = await runCli(['state', 'show', ...args], env);
+      expect(run.code, option).toBe(1);
+      expect(run.stderr).toContain(`state show: ${option} belongs to state migrate`);
+    }
   });
 });

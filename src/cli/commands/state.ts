@@ -21,6 +21,10 @@ export async function runState(config: Config, io: Io): Promise<number> {
 }
 
 async function show(config: Config, io: Io): Promise<number> {
+  const misplaced = (['from', 'to', 'force'] as const).find((name) => config[name]);
+  if (misplaced) {
+    throw new UsageError(`state show: --${misplaced} belongs to state migrate; nothing was read or changed`);
+  }
   const store = await openStoreFromConfig(config, io, config.baseUrl ? { baseUrl: config.baseUrl } : {});
   try {
     const [holders, contents] = await Promise.all([store.holders(), store.contents()]);
@@ -75,6 +79,12 @@ async function migrate(config: Config, io: Io): Promise<number> {
   const [source, target] = [await open(from), await open(to)];
   try {
     const contents = chosen(await source.contents(), config.baseUrl);
+    // A mistyped --from (or a --base-url of no account there) would copy nothing: with --force, a wipe.
+    if (contents.states.length === 0 && contents.backups.length === 0) {
+      throw new UsageError(
+        `state migrate: ${source.shown} holds no state and no backups${config.baseUrl === undefined ? '' : ` for ${config.baseUrl}`}; check --from (and --base-url); nothing was changed`,
+      );
+    }
     if (!config.force && !(await target.isEmpty())) {
       throw new UsageError(
         `state migrate: ${target.shown} already holds a state or backups; nothing was changed. Add --force to replace what it holds with ${source.shown}`,

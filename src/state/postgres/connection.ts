@@ -42,7 +42,7 @@ export async function connect(location: PostgresLocation, applicationName: strin
   client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
   client.on('end', () => lose(`the connection to ${location.shown} ended`));
   await client.connect().catch((error: unknown) => {
-    throw explainConnectError(error, location);
+    throw explainConnectError(error, location, true);
   });
   // The server notices a vanished client within about 25 s (and releases its locks).
   await client.query(
@@ -62,7 +62,7 @@ export async function connect(location: PostgresLocation, applicationName: strin
 }
 
 /** What went wrong, in the operator's terms; the URL is shown without its password. */
-export function explainConnectError(error: unknown, location: PostgresLocation): Error {
+export function explainConnectError(error: unknown, location: PostgresLocation, connecting = false): Error {
   const { code, message } = error as { code?: string; message?: string };
   const where = location.shown;
   const text = message ?? String(error);
@@ -92,6 +92,12 @@ export function explainConnectError(error: unknown, location: PostgresLocation):
       if (/timeout/i.test(text)) {
         return new StateLockError(
           `cannot reach PostgreSQL at ${where} (no answer within ${CONNECT_TIMEOUT_MS / 1000}s); nothing was changed`,
+        );
+      }
+      // While connecting: something else listens there (another service, a proxy) and hangs up.
+      if (connecting) {
+        return new StateLockError(
+          `PostgreSQL at ${where}: ${text}; check that the host and port are those of a PostgreSQL server; nothing was changed`,
         );
       }
       return new StateLockError(`PostgreSQL at ${where}: ${text}`);
