@@ -14,9 +14,10 @@ export type RunOutcome =
   | { kind: 'applied'; changes: number }
   /**
    * Some operations failed (after retries) or were not attempted, or creates were beyond the account's
-   * plan limit (`unfit`, not sent); the others were applied.
+   * plan limit (`unfit`, not sent); the others were applied. `refused`: the traffic guard's reason, when
+   * it also refused deletes (said as well as the failures, not hidden by them).
    */
-  | { kind: 'partially_applied'; failed: number; skipped: number; unfit: number }
+  | { kind: 'partially_applied'; failed: number; skipped: number; unfit: number; refused?: string }
   /** The mass-delete guard refused the plan: nothing was applied. */
   | { kind: 'refused'; reason: string }
   /** The traffic guard refused some deletes; the rest of the plan was applied (or, dry run, would be). */
@@ -49,7 +50,10 @@ export function classifyRun(result: ReconcileResult, options: { dryRun: boolean 
   if (authError) return { kind: 'failed', reason: authError.message, authError };
   const failed = outcomes.filter((o) => o.result === 'failed').length;
   const skipped = outcomes.filter((o) => o.result === 'skipped').length - unfit;
-  if (failed > 0 || unfit > 0) return { kind: 'partially_applied', failed, skipped, unfit };
+  if (failed > 0 || unfit > 0) {
+    const refused = trafficRefused > 0 ? { refused: guarded.reason } : {};
+    return { kind: 'partially_applied', failed, skipped, unfit, ...refused };
+  }
   if (skipped > 0) return { kind: 'interrupted', skipped };
   if (trafficRefused > 0) return guarded;
   return { kind: 'applied', changes };
@@ -91,6 +95,7 @@ export function summariseOutcome(
       const reasons = [
         ...(failed > 0 ? [`${failed} operation(s) failed`] : []),
         ...(outcome.unfit > 0 ? [unfitReason(outcome.unfit)] : []),
+        ...(outcome.refused ? [outcome.refused] : []),
       ];
       return { result: 'failure', reason: reasons.join('; '), exitCode: 1 };
     }

@@ -147,6 +147,17 @@ describe("the account's plan limit", () => {
     );
   });
 
+  it('an apply with creates that do not fit and deletes the traffic guard refused says both on stderr', async () => {
+    await start({ websites: [...seed.websites, SHOP] }, manifest);
+    simulator.setMaxWebsites(3);
+    const run = await runCli(['--once', '--concurrency', '1'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("website(s) not created, beyond the account's plan limit");
+    expect(run.stderr).toMatch(
+      /refused: traffic guard: 1 delete\(s\) refused \(shop\.example\.com: refused, 1,204 visitors/,
+    );
+  });
+
   it.each<EndpointFault>([404, 500, 'unreadable'])(
     'unanswered (%s), it changes only the line',
     async (fault) => {
