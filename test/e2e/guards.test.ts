@@ -99,6 +99,22 @@ describe('the traffic guard', () => {
     },
   );
 
+  it('allow_delete_with_traffic on a record stored under a www. name lets that record go', async () => {
+    const legacy: SeedWebsite = {
+      domain: 'www.old.example.com',
+      stored_as_written: true,
+      visitors_last_30d: 4,
+    };
+    await start(
+      { websites: [...KEEP, legacy] },
+      `${PRUNE}  - domain: www.old.example.com\n    allow_delete_with_traffic: true\n`,
+    );
+    const run = await runCli(['--once'], env);
+    expect(run.stdout).toContain('allowed by allow_delete_with_traffic');
+    expect(run.code).toBe(0);
+    expect(domains()).toEqual(['keep.example.com']);
+  });
+
   it('traffic_window: 0 in the manifest turns it off: no read, the delete goes ahead', async () => {
     await start(
       { websites: [...KEEP, SHOP] },
