@@ -28,7 +28,7 @@ export function trafficEvents(plan: Plan): TrafficEvent[] {
   if (unknown.length > 0) {
     events.push({
       event: 'traffic_unknown',
-      text: `websites-sync: traffic unknown for ${unknown.length} delete(s), which went ahead (traffic_guard: lenient): ${unknown.map((c) => c.domain).join(', ')}`,
+      text: `websites-sync: traffic unknown for ${unknown.length} delete(s), not blocked by the traffic guard (traffic_guard: lenient, or --force): ${unknown.map((c) => c.domain).join(', ')}`,
       websites: unknown.map((c) => c.domain),
     });
   }

@@ -117,6 +117,14 @@ describe('guardTraffic', () => {
     expect(event?.text).not.toContain('still have visitors');
     expect(event?.text).toContain('traffic unknown');
   });
+
+  it('the notification of deletes with unknown traffic does not claim they went ahead (they may have failed)', () => {
+    const forced = guard({ 1: unknown }, { mode: 'strict', force: true });
+    const events = eventsOfRun({ plan: forced, failed: [], succeeded: [], resync: false, dryRun: false });
+    const event = events.find((e) => e.event === 'traffic_unknown');
+    expect(event?.text).toContain('traffic unknown for 1 delete(s), not blocked by the traffic guard');
+    expect(event?.text).toContain('--force');
+  });
 });
 
 describe('fitCapacity', () => {
