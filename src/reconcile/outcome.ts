@@ -21,7 +21,7 @@ export type RunOutcome =
   /** The mass-delete guard refused the plan: nothing was applied. */
   | { kind: 'refused'; reason: string }
   /** The traffic guard refused some deletes; the rest of the plan was applied (or, dry run, would be). */
-  | { kind: 'partly_refused'; refused: number; reason: string }
+  | { kind: 'partly_refused'; refused: number; reason: string; unfit?: number }
   /** A saved plan no longer matches what it was computed from: nothing was applied. */
   | { kind: 'stale'; reasons: string[] }
   /** The service refused the key part-way: the run stopped at once. */
@@ -43,7 +43,8 @@ export function classifyRun(result: ReconcileResult, options: { dryRun: boolean 
     reason: trafficReason(plan, options.dryRun),
   };
   if (options.dryRun || !result.applied) {
-    if (trafficRefused > 0) return guarded;
+    // A dry run's creates beyond the limit still count (--detailed-exitcode), as in an apply.
+    if (trafficRefused > 0) return unfit > 0 ? { ...guarded, unfit } : guarded;
     return options.dryRun ? { kind: 'planned', changes, unfit } : { kind: 'applied', changes };
   }
   const { outcomes, authError } = result.applied;
@@ -99,8 +100,14 @@ export function summariseOutcome(
       ];
       return { result: 'failure', reason: reasons.join('; '), exitCode: 1 };
     }
-    case 'refused':
     case 'partly_refused':
+      // As an apply of the same plan (1), and as a dry run whose only trouble is creates that do not fit.
+      if (options.detailedExitcode && (outcome.unfit ?? 0) > 0) {
+        const reason = `${unfitReason(outcome.unfit ?? 0)}; ${outcome.reason}`;
+        return { result: 'refused', reason, exitCode: 1 };
+      }
+      return { result: 'refused', reason: outcome.reason, exitCode: 3 };
+    case 'refused':
       return { result: 'refused', reason: outcome.reason, exitCode: 3 };
     case 'stale':
       return { result: 'failure', reason: `stale plan: ${outcome.reasons.join('; ')}`, exitCode: 1 };

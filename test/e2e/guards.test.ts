@@ -163,6 +163,15 @@ describe("the account's plan limit", () => {
     );
   });
 
+  it('a drift check of a plan with creates that do not fit and refused deletes exits 1, as its apply does', async () => {
+    await start({ websites: [...seed.websites, SHOP] }, manifest);
+    simulator.setMaxWebsites(3);
+    const run = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(run.stderr).toContain("would not be created, beyond the account's plan limit");
+    expect(run.stderr).toMatch(/refused: traffic guard: 1 delete\(s\) refused/);
+    expect(run.code).toBe(1);
+  });
+
   it('an apply with creates that do not fit and deletes the traffic guard refused says both on stderr', async () => {
     await start({ websites: [...seed.websites, SHOP] }, manifest);
     simulator.setMaxWebsites(3);
