@@ -133,6 +133,7 @@ export function factsOfRun(result: ReconcileResult, context: { resync: boolean; 
     failed: failed.map((o) => o.domain),
     succeeded: result.plan.changes.filter((c) => done.has(`${c.kind} ${c.domain}`)),
     ...(result.refused ? { refused: result.refused } : {}),
+    ...(result.applied?.authError ? { stopped: result.applied.authError.message } : {}),
     ...context,
   };
 }

@@ -14,6 +14,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 let simulator: Simulator;
 let env: Record<string, string>;
@@ -203,7 +204,15 @@ describe('a key rotated part-way', () => {
     simulator.onRequest = (request) => {
       if (request.method === 'POST' && ++posts === 2) simulator.setApiKey('regenerated-in-the-web-ui');
     };
-    const run = await runCli(['--once', '--concurrency', '1'], env);
+    const hook = await startReceiver();
+    const run = await runCli(['--once', '--concurrency', '1'], {
+      ...env,
+      WEBSITES_SYNC_NOTIFY_URL: hook.url,
+    });
+    await hook.close();
+    // The webhook says why the operations failed, not only which.
+    const failed = hook.received.find((event) => event.event === 'operation_failed');
+    expect(failed?.text).toMatch(/operation\(s\) failed: .*rotated or revoked/s);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /refused the API key \(401 Unauthenticated\.\)\. This came part-way through the run.*rotated or revoked.*nothing more was sent/s,
