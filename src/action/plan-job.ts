@@ -60,7 +60,7 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
 /** The mass-delete guard's reason, or the deletes the traffic guard refused (the rest is in the plan). */
 function refusalOf(report: SyncReport): string {
   const refusals = report.result.plan.trafficRefused;
-  const traffic = `the traffic guard refused ${refusals.length} delete(s) of websites with visitors: ${refusals.map((r) => r.domain).join(', ')} (allow_delete_with_traffic: true on an entry lets one through)`;
+  const traffic = `the traffic guard refused ${refusals.length} delete(s) of websites with visitors (or unknown traffic, traffic_guard: strict): ${refusals.map((r) => r.domain).join(', ')} (allow_delete_with_traffic: true on an entry lets one through)`;
   return report.result.refused ?? traffic;
 }
 

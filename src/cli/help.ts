@@ -72,8 +72,9 @@ Exit status: 0 success or no changes; 1 error (invalid manifest, authentication,
 operations, creates beyond the account's plan limit, a stale saved plan, a key rotated part-way); 2
 changes pending (--dry-run --detailed-exitcode); 3 refused by the mass-delete guard, or a delete of a
 website protected by a state file the run could not use (kept aside as <state file>.discarded-<time>;
-restore it, or --force), or deletes of websites with visitors refused by the traffic guard (the rest
-applied; allow_delete_with_traffic: true or --force); 130 / 143 stopped by SIGINT / SIGTERM
+restore it, or --force), or deletes of websites with visitors (or, traffic_guard: strict, unknown
+traffic) refused by the traffic guard (the rest applied; allow_delete_with_traffic: true or --force);
+130 / 143 stopped by SIGINT / SIGTERM
 (operations in flight finish first).
 `;
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PlanSummary } from '../plan/index.js';
+import { type PlanSummary, refusalText } from '../plan/index.js';
 import type { ReconcileResult } from '../reconcile/index.js';
 
 // What each run says in the log: its result line, and what its plan held back (observed drift, pending
@@ -27,6 +27,35 @@ export function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
   if (plan.observed.length > 0) {
     const drifted = plan.observed.map((change) => change.domain);
     logger.warn({ stage: 'plan', drifted }, `${drifted.length} observed website(s) drifted (not applied)`);
+  }
+  warnGuarded(plan, logger);
+}
+
+/**
+ * What the service's guards held back or could not check (issue 20), by name, as a dry run prints it:
+ * deletes refused by the traffic guard, deletes whose traffic is unknown (lenient: not blocked), and
+ * creates beyond the account's plan limit.
+ */
+function warnGuarded(plan: ReconcileResult['plan'], logger: Logger): void {
+  if (plan.trafficRefused.length > 0) {
+    const refused = plan.trafficRefused.map((refusal) => refusalText(refusal, plan.trafficWindowDays ?? 0));
+    logger.warn({ stage: 'plan', refused }, `${refused.length} delete(s) refused by the traffic guard`);
+  }
+  const unknown = plan.changes.flatMap((c) =>
+    c.kind === 'delete' && c.traffic?.kind === 'unknown' ? [c.domain] : [],
+  );
+  if (unknown.length > 0) {
+    logger.warn(
+      { stage: 'plan', unknown },
+      `${unknown.length} delete(s) whose traffic could not be read, not blocked by the traffic guard`,
+    );
+  }
+  const unfit = plan.changes.flatMap((c) => (c.kind === 'create' && c.unfit ? [c.domain] : []));
+  if (unfit.length > 0) {
+    logger.warn(
+      { stage: 'plan', unfit },
+      `${unfit.length} create(s) beyond the account's plan limit, not sent`,
+    );
   }
 }
 

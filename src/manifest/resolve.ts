@@ -145,7 +145,8 @@ function resolveDeletion(raw: Record<string, unknown>, index: number, ctx: Conte
       message: `an entry with ${ALLOW_DELETE_KEY}: true is a website to delete, so it sets nothing else; remove ${key}, or remove ${ALLOW_DELETE_KEY} to keep the website`,
     });
   }
-  if (identity) ctx.allowDelete.push(identity.domain);
+  // The name as written: `www.legacy.example.com` is the record stored so before the service's `www.` rule.
+  if (identity) ctx.allowDelete.push(identity.written ?? identity.domain);
 }
 
 function isDeletion(raw: Record<string, unknown>): boolean {

@@ -57,6 +57,8 @@ export interface RunFacts {
   succeeded: Change[];
   /** Why the mass-delete guard refused the run. */
   refused?: string;
+  /** Why the run stopped part-way, when the service refused the key (rotated or revoked). */
+  stopped?: string;
   /** A periodic resync (the daemon's interval): changes it applies are drift corrected. */
   resync: boolean;
   /** A dry run: it applied nothing and started no clock, so it tells only what it found. */
@@ -84,7 +86,7 @@ export function eventsOfRun(facts: RunFacts): NotifyEvent[] {
   if (facts.failed.length > 0) {
     events.push({
       event: 'operation_failed',
-      text: `websites-sync: ${facts.failed.length} operation(s) failed: ${facts.failed.join(', ')}`,
+      text: `websites-sync: ${facts.failed.length} operation(s) failed: ${facts.failed.join(', ')}${facts.stopped ? `. ${facts.stopped}` : ''}`,
       websites: facts.failed,
     });
   }

@@ -19,7 +19,7 @@ export function trafficEvents(plan: Plan): TrafficEvent[] {
     const refused = plan.trafficRefused.map((refusal) => refusalText(refusal, days));
     events.push({
       event: 'traffic_refused',
-      text: `websites-sync did not delete ${refused.length} website(s) that still have visitors (traffic guard; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
+      text: `websites-sync did not delete ${refused.length} website(s) (traffic guard: visitors in the window, or traffic unknown under traffic_guard: strict; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
       websites: plan.trafficRefused.map((refusal) => refusal.domain),
       details: JSON.stringify(refused),
     });
@@ -28,7 +28,7 @@ export function trafficEvents(plan: Plan): TrafficEvent[] {
   if (unknown.length > 0) {
     events.push({
       event: 'traffic_unknown',
-      text: `websites-sync: traffic unknown for ${unknown.length} delete(s), which went ahead (traffic_guard: lenient): ${unknown.map((c) => c.domain).join(', ')}`,
+      text: `websites-sync: traffic unknown for ${unknown.length} delete(s), not blocked by the traffic guard (traffic_guard: lenient, or --force): ${unknown.map((c) => c.domain).join(', ')}`,
       websites: unknown.map((c) => c.domain),
     });
   }

@@ -109,7 +109,7 @@ function heldBack(plan: Plan): Block[] {
   }
   if (plan.pendingDeletes.length > 0) {
     const rows = plan.pendingDeletes.map(
-      (p) => `- **${escapeMarkdown(p.domain)}** (id ${p.id}): ${pendingText(p)}`,
+      (p) => `- **${escapeMarkdown(p.domain)}** (id ${escapeMarkdown(String(p.id))}): ${pendingText(p)}`,
     );
     blocks.push(bulletList('pending deletes', `#### Pending deletes (${rows.length})`, rows));
   }
@@ -147,7 +147,8 @@ function riskCallout(risky: Change[]): CutList {
 
 function tableRow(change: Change, note: string | undefined): string {
   const fields = change.fields.map((f) => fieldCell(change, f)).join('<br>');
-  const id = change.kind === 'create' ? [] : [String(change.id)];
+  // The id is the service's to choose (a string, possibly hostile): escaped like a domain.
+  const id = change.kind === 'create' ? [] : [escapeMarkdown(String(change.id))];
   const risk = [riskCell(change), ...(note ? [`_${escapeMarkdown(note)}_`] : [])].filter(Boolean);
   return row([escapeMarkdown(change.domain), ...id, fields, risk.join('<br>')]);
 }

@@ -222,7 +222,7 @@ export function domainsWithControls(plan: Plan): string[] {
     if (hasControls(domain)) names.add(domain);
   };
   for (const change of [...plan.changes, ...plan.observed]) add(change.domain);
-  for (const pending of plan.pendingDeletes) add(pending.domain);
+  for (const pending of [...plan.pendingDeletes, ...plan.trafficRefused]) add(pending.domain);
   for (const website of plan.adopted) add(website.domain);
   for (const domain of [...plan.protected, ...plan.ignored, ...plan.unmanaged]) add(domain);
   return [...names];

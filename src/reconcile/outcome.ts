@@ -14,13 +14,14 @@ export type RunOutcome =
   | { kind: 'applied'; changes: number }
   /**
    * Some operations failed (after retries) or were not attempted, or creates were beyond the account's
-   * plan limit (`unfit`, not sent); the others were applied.
+   * plan limit (`unfit`, not sent); the others were applied. `refused`: the traffic guard's reason, when
+   * it also refused deletes (said as well as the failures, not hidden by them).
    */
-  | { kind: 'partially_applied'; failed: number; skipped: number; unfit: number }
+  | { kind: 'partially_applied'; failed: number; skipped: number; unfit: number; refused?: string }
   /** The mass-delete guard refused the plan: nothing was applied. */
   | { kind: 'refused'; reason: string }
   /** The traffic guard refused some deletes; the rest of the plan was applied (or, dry run, would be). */
-  | { kind: 'partly_refused'; refused: number; reason: string }
+  | { kind: 'partly_refused'; refused: number; reason: string; unfit?: number }
   /** A saved plan no longer matches what it was computed from: nothing was applied. */
   | { kind: 'stale'; reasons: string[] }
   /** The service refused the key part-way: the run stopped at once. */
@@ -42,14 +43,18 @@ export function classifyRun(result: ReconcileResult, options: { dryRun: boolean 
     reason: trafficReason(plan, options.dryRun),
   };
   if (options.dryRun || !result.applied) {
-    if (trafficRefused > 0) return guarded;
+    // A dry run's creates beyond the limit still count (--detailed-exitcode), as in an apply.
+    if (trafficRefused > 0) return unfit > 0 ? { ...guarded, unfit } : guarded;
     return options.dryRun ? { kind: 'planned', changes, unfit } : { kind: 'applied', changes };
   }
   const { outcomes, authError } = result.applied;
   if (authError) return { kind: 'failed', reason: authError.message, authError };
   const failed = outcomes.filter((o) => o.result === 'failed').length;
   const skipped = outcomes.filter((o) => o.result === 'skipped').length - unfit;
-  if (failed > 0 || unfit > 0) return { kind: 'partially_applied', failed, skipped, unfit };
+  if (failed > 0 || unfit > 0) {
+    const refused = trafficRefused > 0 ? { refused: guarded.reason } : {};
+    return { kind: 'partially_applied', failed, skipped, unfit, ...refused };
+  }
   if (skipped > 0) return { kind: 'interrupted', skipped };
   if (trafficRefused > 0) return guarded;
   return { kind: 'applied', changes };
@@ -91,11 +96,18 @@ export function summariseOutcome(
       const reasons = [
         ...(failed > 0 ? [`${failed} operation(s) failed`] : []),
         ...(outcome.unfit > 0 ? [unfitReason(outcome.unfit)] : []),
+        ...(outcome.refused ? [outcome.refused] : []),
       ];
       return { result: 'failure', reason: reasons.join('; '), exitCode: 1 };
     }
-    case 'refused':
     case 'partly_refused':
+      // As an apply of the same plan (1), and as a dry run whose only trouble is creates that do not fit.
+      if (options.detailedExitcode && (outcome.unfit ?? 0) > 0) {
+        const reason = `${unfitReason(outcome.unfit ?? 0)}; ${outcome.reason}`;
+        return { result: 'refused', reason, exitCode: 1 };
+      }
+      return { result: 'refused', reason: outcome.reason, exitCode: 3 };
+    case 'refused':
       return { result: 'refused', reason: outcome.reason, exitCode: 3 };
     case 'stale':
       return { result: 'failure', reason: `stale plan: ${outcome.reasons.join('; ')}`, exitCode: 1 };
@@ -121,6 +133,7 @@ export function factsOfRun(result: ReconcileResult, context: { resync: boolean; 
     failed: failed.map((o) => o.domain),
     succeeded: result.plan.changes.filter((c) => done.has(`${c.kind} ${c.domain}`)),
     ...(result.refused ? { refused: result.refused } : {}),
+    ...(result.applied?.authError ? { stopped: result.applied.authError.message } : {}),
     ...context,
   };
 }

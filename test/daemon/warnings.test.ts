@@ -81,4 +81,37 @@ describe('daemon: the plan warnings', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ stage: 'manifest', line: 3 });
   });
+
+  it('name what the guards held back: deletes refused for traffic, creates beyond the plan limit', async () => {
+    const f = await startFixture({
+      manifest: manifestText([{ domain: 'a.example.com' }, { domain: 'new.example.com' }], 'prune: true\n'),
+      simulator: {
+        websites: [{ domain: 'a.example.com' }, { domain: 'busy.example.com', visitors_last_30d: 7 }],
+        maxWebsites: 2,
+      },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    const warn = (msg: RegExp) => f.logs.find((line) => line.level === 40 && msg.test(line.msg));
+    expect(warn(/1 delete\(s\) refused by the traffic guard/)).toMatchObject({
+      refused: ['busy.example.com: refused, 7 visitors in the last 30 days'],
+    });
+    expect(warn(/1 create\(s\) beyond the account's plan limit/)).toMatchObject({
+      unfit: ['new.example.com'],
+    });
+  });
+
+  it('name the deletes whose traffic could not be read (lenient: not blocked)', async () => {
+    const f = await startFixture({
+      manifest: manifestText([{ domain: 'a.example.com' }], 'prune: true\n'),
+      simulator: {
+        websites: [{ domain: 'a.example.com' }, { domain: 'quiet.example.com' }],
+        faults: { statsFault: 500 },
+      },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    const line = f.logs.find((l) => l.level === 40 && /whose traffic could not be read/.test(l.msg));
+    expect(line).toMatchObject({ unknown: ['quiet.example.com'] });
+  });
 });

@@ -14,6 +14,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 let simulator: Simulator;
 let env: Record<string, string>;
@@ -99,6 +100,22 @@ describe('the traffic guard', () => {
     },
   );
 
+  it('allow_delete_with_traffic on a record stored under a www. name lets that record go', async () => {
+    const legacy: SeedWebsite = {
+      domain: 'www.old.example.com',
+      stored_as_written: true,
+      visitors_last_30d: 4,
+    };
+    await start(
+      { websites: [...KEEP, legacy] },
+      `${PRUNE}  - domain: www.old.example.com\n    allow_delete_with_traffic: true\n`,
+    );
+    const run = await runCli(['--once'], env);
+    expect(run.stdout).toContain('allowed by allow_delete_with_traffic');
+    expect(run.code).toBe(0);
+    expect(domains()).toEqual(['keep.example.com']);
+  });
+
   it('traffic_window: 0 in the manifest turns it off: no read, the delete goes ahead', async () => {
     await start(
       { websites: [...KEEP, SHOP] },
@@ -147,6 +164,26 @@ describe("the account's plan limit", () => {
     );
   });
 
+  it('a drift check of a plan with creates that do not fit and refused deletes exits 1, as its apply does', async () => {
+    await start({ websites: [...seed.websites, SHOP] }, manifest);
+    simulator.setMaxWebsites(3);
+    const run = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(run.stderr).toContain("would not be created, beyond the account's plan limit");
+    expect(run.stderr).toMatch(/refused: traffic guard: 1 delete\(s\) refused/);
+    expect(run.code).toBe(1);
+  });
+
+  it('an apply with creates that do not fit and deletes the traffic guard refused says both on stderr', async () => {
+    await start({ websites: [...seed.websites, SHOP] }, manifest);
+    simulator.setMaxWebsites(3);
+    const run = await runCli(['--once', '--concurrency', '1'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("website(s) not created, beyond the account's plan limit");
+    expect(run.stderr).toMatch(
+      /refused: traffic guard: 1 delete\(s\) refused \(shop\.example\.com: refused, 1,204 visitors/,
+    );
+  });
+
   it.each<EndpointFault>([404, 500, 'unreadable'])(
     'unanswered (%s), it changes only the line',
     async (fault) => {
@@ -167,7 +204,15 @@ describe('a key rotated part-way', () => {
     simulator.onRequest = (request) => {
       if (request.method === 'POST' && ++posts === 2) simulator.setApiKey('regenerated-in-the-web-ui');
     };
-    const run = await runCli(['--once', '--concurrency', '1'], env);
+    const hook = await startReceiver();
+    const run = await runCli(['--once', '--concurrency', '1'], {
+      ...env,
+      WEBSITES_SYNC_NOTIFY_URL: hook.url,
+    });
+    await hook.close();
+    // The webhook says why the operations failed, not only which.
+    const failed = hook.received.find((event) => event.event === 'operation_failed');
+    expect(failed?.text).toMatch(/operation\(s\) failed: .*rotated or revoked/s);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       /refused the API key \(401 Unauthenticated\.\)\. This came part-way through the run.*rotated or revoked.*nothing more was sent/s,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   codeSpan,
   computePlan,
+  emptyPlan,
   escapeMarkdown,
   type Plan,
   RISK_MARK,
@@ -166,6 +167,19 @@ describe('markdown escaping', () => {
 
   it('escapes Markdown syntax in free text', () => {
     expect(escapeMarkdown('a *b* [c](d) <e> | f_g')).toBe('a \\*b\\* \\[c\\](d) \\<e\\> \\| f\\_g');
+  });
+
+  it("escapes the service's ids too: a hostile id neither links nor splits a table row", () => {
+    const hostile = '[pwn](https://e.vil)|<b>7';
+    const plan: Plan = {
+      ...emptyPlan(2),
+      changes: [{ kind: 'delete', id: hostile, domain: 'old.example.com', fields: [], risks: ['delete'] }],
+      pendingDeletes: [{ id: hostile, domain: 'later.example.com', since: '2026-01-01', due: '2026-02-01' }],
+    };
+    const markdown = renderMarkdown(plan);
+    expect(markdown).not.toContain('[pwn](');
+    expect(markdown).not.toContain('|<b>');
+    expect(markdown).toContain('| old.example.com | \\[pwn\\](https://e.vil)\\|\\<b\\>7 |');
   });
 });
 

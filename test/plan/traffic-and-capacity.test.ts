@@ -1,6 +1,7 @@
 // The guards that take the service's facts as data (issue 20): pure, so tested without a network.
 import { describe, expect, it } from 'vitest';
 import type { TrafficGuardMode, TrafficReading } from '../../src/model/index.js';
+import { eventsOfRun } from '../../src/notify/index.js';
 import {
   type Change,
   emptyPlan,
@@ -92,6 +93,37 @@ describe('guardTraffic', () => {
       window_days: 30,
       unknown_reason: 'the service answered 500',
     });
+  });
+
+  it('a refused delete of a name with control characters is counted in every summary (shown escaped)', () => {
+    const hostile = guardTraffic(plan([del(1, 'ev\u001b[8mil.example.com')]), {
+      settings: { windowDays: 30, mode: 'lenient' },
+      traffic: new Map([['1', known(5)]]),
+      allowed: new Set(),
+      force: false,
+    });
+    expect(hostile.changes).toEqual([]);
+    expect(renderText(hostile, { color: false })).toContain(
+      '1 domain contains control characters, shown escaped',
+    );
+    expect(renderMarkdown(hostile)).toContain('1 domain contains control characters, shown escaped');
+    expect(toJsonPlan(hostile).summary.domains_with_controls).toBe(1);
+  });
+
+  it('the notification of a refusal for unknown traffic (strict) does not claim the website has visitors', () => {
+    const strict = guard({ 1: unknown }, { mode: 'strict' });
+    const events = eventsOfRun({ plan: strict, failed: [], succeeded: [], resync: false, dryRun: false });
+    const event = events.find((e) => e.event === 'traffic_refused');
+    expect(event?.text).not.toContain('still have visitors');
+    expect(event?.text).toContain('traffic unknown');
+  });
+
+  it('the notification of deletes with unknown traffic does not claim they went ahead (they may have failed)', () => {
+    const forced = guard({ 1: unknown }, { mode: 'strict', force: true });
+    const events = eventsOfRun({ plan: forced, failed: [], succeeded: [], resync: false, dryRun: false });
+    const event = events.find((e) => e.event === 'traffic_unknown');
+    expect(event?.text).toContain('traffic unknown for 1 delete(s), not blocked by the traffic guard');
+    expect(event?.text).toContain('--force');
   });
 });
 

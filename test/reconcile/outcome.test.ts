@@ -45,6 +45,20 @@ describe('classifyRun and summariseOutcome', () => {
     expect(summariseOutcome(outcome)).toMatchObject({ result: label, exitCode });
   });
 
+  it('a run with failures that also had deletes refused by the traffic guard says both', () => {
+    const refusal = { id: 9, domain: 'shop.example.com', traffic: { kind: 'known' as const, visitors: 7 } };
+    const guarded = { ...plan(), trafficRefused: [refusal], trafficWindowDays: 30 };
+    const outcome = classifyRun({ plan: guarded, applied: applied('updated', 'failed') } as ReconcileResult, {
+      dryRun: false,
+    });
+    const summary = summariseOutcome(outcome);
+    expect(summary).toMatchObject({ result: 'failure', exitCode: 1 });
+    expect(summary.reason).toContain('1 operation(s) failed');
+    expect(summary.reason).toContain(
+      'traffic guard: 1 delete(s) refused (shop.example.com: refused, 7 visitors',
+    );
+  });
+
   it('gives exit 2 for pending changes only with --detailed-exitcode', () => {
     const outcome = classifyRun({ plan: plan() } as ReconcileResult, { dryRun: true });
     expect(summariseOutcome(outcome, { detailedExitcode: true }).exitCode).toBe(2);

@@ -163,6 +163,8 @@ function exitCode(config: Config, result: ReconcileResult, io: Io): number {
   const outcome = classifyRun(result, { dryRun: config.dryRun });
   if (outcome.kind === 'refused' || outcome.kind === 'partly_refused') {
     io.stderr.write(`websites-sync: refused: ${outcome.reason}\n`);
+  } else if (outcome.kind === 'partially_applied' && outcome.refused) {
+    io.stderr.write(`websites-sync: refused: ${outcome.refused}\n`);
   }
   const unfit = result.plan.changes.flatMap((c) => (c.kind === 'create' && c.unfit ? [c.domain] : []));
   if (unfit.length > 0) {
