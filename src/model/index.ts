@@ -1,6 +1,8 @@
 // The kernel every stage may import: the shared vocabulary (model types), which website a domain is
 // (identity), and whether two values are the same (equality). Two rules for one idea is how a
 // protected website gets deleted, so every stage uses these and none has its own.
+
+export { formatCount } from './count.js';
 export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
 export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';

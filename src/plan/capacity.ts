@@ -1,4 +1,5 @@
 import type { PlanLimit } from '../model/index.js';
+import { formatCount } from '../model/index.js';
 import type { Capacity, Change, Plan } from './types.js';
 
 // The account's plan allows so many websites (`/api/v1/account`). Apply runs deletes before creates,
@@ -35,7 +36,7 @@ export function capacityText(capacity: Capacity): string {
     limit.kind === 'unlimited' ? 'any number of websites' : `${count(limit.websites, 'website')}`;
   const unfit =
     capacity.unfit > 0 ? `; ${count(capacity.unfit, 'create')} cannot fit and will not be sent` : '';
-  return `the account's plan allows ${allows}; ${now.toLocaleString('en-US')} now, ${after.toLocaleString('en-US')} after this plan${unfit}`;
+  return `the account's plan allows ${allows}; ${formatCount(now)} now, ${formatCount(after)} after this plan${unfit}`;
 }
 
 /** Why an unfit create is not sent. */
@@ -46,5 +47,5 @@ export function unfitText(capacity: Capacity | undefined): string {
 }
 
 function count(n: number, noun: string): string {
-  return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+  return `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 }

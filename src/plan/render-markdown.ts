@@ -1,3 +1,4 @@
+import { formatCount } from '../model/index.js';
 import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
@@ -94,9 +95,9 @@ function cutNote(cuts: Cut[], { maxLength, wholePlanAt }: MarkdownOptions): stri
 /** The limit the document was cut to: a comment's, or another the caller set (a job summary's). */
 function limitText(maxLength: number | undefined): string {
   if (maxLength !== undefined && maxLength > COMMENT_LIMIT) {
-    return `${maxLength.toLocaleString('en-US')} characters`;
+    return `${formatCount(maxLength)} characters`;
   }
-  return `GitHub's ${COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit`;
+  return `GitHub's ${formatCount(COMMENT_LIMIT)}-character comment limit`;
 }
 
 function heldBack(plan: Plan): Block[] {

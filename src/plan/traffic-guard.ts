@@ -1,5 +1,5 @@
 import type { TrafficGuardSettings, TrafficReading } from '../model/index.js';
-import { websiteKey } from '../model/index.js';
+import { formatCount, websiteKey } from '../model/index.js';
 import type { Change, DeleteChange, Plan, TrafficRefusal } from './types.js';
 
 // Deleting a website deletes its statistics, and a website that still receives visitors is almost never
@@ -52,7 +52,7 @@ function checkDelete(
 /** "1,204 visitors in the last 30 days", "traffic unknown: the service answered 500". */
 export function trafficText(traffic: TrafficReading, windowDays: number): string {
   if (traffic.kind === 'unknown') return `traffic unknown: ${traffic.reason}`;
-  const visitors = traffic.visitors.toLocaleString('en-US');
+  const visitors = formatCount(traffic.visitors);
   const days = windowDays === 1 ? 'day' : `${windowDays} days`;
   return `${visitors} visitor${traffic.visitors === 1 ? '' : 's'} in the last ${days}`;
 }

@@ -1,5 +1,5 @@
 import type { DesiredState, RemoteWebsite, TrafficReading } from '../model/index.js';
-import { shownUrl, websiteKey } from '../model/index.js';
+import { formatCount, shownUrl, websiteKey } from '../model/index.js';
 import { computePlan, type Plan, trafficText } from '../plan/index.js';
 import { fingerprintKey, type StateData } from '../state/index.js';
 import { toOperation } from './build.js';
@@ -92,7 +92,7 @@ function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): 
     const now = traffic.readings.get(id);
     if (op.action !== 'delete' || then === undefined || now?.kind !== 'known') return [];
     if (then === null ? now.visitors === 0 : now.visitors <= then) return [];
-    const was = then === null ? 'unknown' : then.toLocaleString('en-US');
+    const was = then === null ? 'unknown' : formatCount(then);
     return [
       `${op.domain} (id ${id}) gained traffic since the plan: ${was} then, ${trafficText(now, traffic.windowDays)} now`,
     ];
