@@ -1,5 +1,3 @@
-import { AuthError, ServiceError } from '../service/index.js';
-import { StateLockError } from '../state/index.js';
 import { parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { helpFor } from './help.js';
@@ -44,15 +42,24 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await (await import('./commands/once.js')).runOnce(config, io);
     }
   } catch (error) {
-    return reportError(error, io, logLevel === 'debug' || logLevel === 'trace');
+    return await reportError(error, io, logLevel === 'debug' || logLevel === 'trace');
   }
 }
 
-function reportError(error: unknown, io: Io, debug: boolean): number {
+/**
+ * An error as one line and an exit status. The service's and the state's error classes are loaded only
+ * here: imported at the top, they would load the HTTP client (undici) into every command's start-up,
+ * `--version` and `validate` included, for an `instanceof` that only a failure needs.
+ */
+async function reportError(error: unknown, io: Io, debug: boolean): Promise<number> {
   if (error instanceof ExitError) {
     if (error.message) io.stderr.write(`websites-sync: ${error.message}\n`);
     return error.code;
   }
+  const [{ AuthError, ServiceError }, { StateLockError }] = await Promise.all([
+    import('../service/index.js'),
+    import('../state/index.js'),
+  ]);
   if (
     error instanceof UsageError ||
     error instanceof AuthError ||
