@@ -29,129 +29,124 @@ const manifest = (domains: readonly string[]) =>
 const creates = (sim: Simulator) =>
   sim.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/websites');
 
-describe.skipIf(skipWithoutDatabase)('a PostgreSQL state', () => {
+// One throwaway server for the whole file: both groups below use it (a schema per test keeps them apart).
+describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
   beforeAll(async () => {
     db = await startTestDatabase();
   });
   afterAll(async () => {
     await db?.stop();
   });
-  beforeEach(async () => {
-    simulator = await startSimulator();
-    dir = await mkdtemp(join(tmpdir(), 'websites-sync-pg-'));
-    await writeFile(join(dir, 'websites.yaml'), manifest(DOMAINS));
-    schema = db.schema();
-    const { WEBSITES_SYNC_STATE_FILE: _, ...rest } = toolEnv(simulator, dir);
-    env = { ...rest, WEBSITES_SYNC_STATE: db.stateUrl(schema), WEBSITES_SYNC_LOG_FORMAT: 'json' };
-  });
-  afterEach(async () => {
-    await simulator.close();
-  });
 
-  it('holds the state: a second run knows the write-only fields it applied; no file is written; the password is never shown', async () => {
-    const first = await runCli(['--once'], env);
-    expect(first.code, first.stderr).toBe(0);
-    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
-    expect(again.code, again.stdout).toBe(0);
-    const rows = await db.query(`SELECT id FROM "${schema}".websites`);
-    expect(rows).toHaveLength(DOMAINS.length);
-    const { readdir } = await import('node:fs/promises');
-    expect(await readdir(dir)).toEqual(['websites.yaml']);
-    for (const out of [first, again]) expect(out.stdout + out.stderr).not.toContain(db.password);
-  });
-
-  it('two --once runs racing on one account: one waits for the other, and every website is created once', async () => {
-    simulator.setFaults({ latencyMs: 30 });
-    const [one, two] = await Promise.all([runCli(['--once'], env), runCli(['--once'], env)]);
-    for (const run of [one, two]) {
-      // Either it ran, or it waited and named who holds the lock.
-      if (run.code !== 0)
-        expect(run.stderr).toMatch(
-          /another run holds the state .*: a run websites-sync --once on host .+ \(pid \d+\) since /,
-        );
-    }
-    expect([one.code, two.code]).toContain(0);
-    expect(
-      creates(simulator)
-        .map((r) => r.body?.domain)
-        .sort(),
-    ).toEqual(DOMAINS);
-  });
-
-  it('a connection cut mid-apply (pg_terminate_backend): the writer stops at once, and the next run finishes without creating anything twice', async () => {
-    let cut = false;
-    let afterCut = 0;
-    simulator.onRequest = async (request) => {
-      if (request.method !== 'POST') return;
-      if (cut) afterCut++;
-      if (creates(simulator).length === 3 && !cut) {
-        cut = true;
-        await db.query(
-          `SELECT pg_terminate_backend(backend_pid, 10000) FROM "${schema}".lock_holders WHERE role = 'run'`,
-        );
-      }
-    };
-    // pg_terminate_backend(pid, timeout) returns once the backend is gone: the run's connection is
-    // closed before the simulator answers the request in flight.
-    const stopped = await runCli(['--once', '--concurrency', '1'], env);
-    expect(stopped.code).toBe(1);
-    expect(stopped.stderr).toMatch(
-      /connection to postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=\w+ (ended|failed)/,
-    );
-    expect(stopped.stderr).not.toContain(db.password);
-    // The operation in flight when the lock went may finish; none is started after.
-    expect(afterCut).toBeLessThanOrEqual(1);
-    simulator.onRequest = undefined;
-    const next = await runCli(['--once'], env);
-    expect(next.code, next.stderr).toBe(0);
-    const domains = creates(simulator).map((r) => r.body?.domain);
-    expect(domains.sort()).toEqual(DOMAINS);
-    const converged = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
-    expect(converged.code, converged.stdout).toBe(0);
-  });
-
-  it('a delete is backed up in PostgreSQL first, and restore reads it back from there', async () => {
-    expect((await runCli(['--once'], env)).code).toBe(0);
-    await writeFile(join(dir, 'websites.yaml'), manifest(DOMAINS.slice(1)));
-    const pruned = await runCli(['--once', '--prune'], env);
-    expect(pruned.code, pruned.stderr).toBe(0);
-    const rows = await db.query<{ domain: string }>(
-      `SELECT entry->>'domain' AS domain FROM "${schema}".backups`,
-    );
-    expect(rows).toEqual([{ domain: DOMAINS[0] }]);
-    const restored = await runCli(['restore'], env);
-    expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stdout).toContain(`domain: ${DOMAINS[0]}`);
-    expect(restored.stderr).toContain('the backups table of postgres://127.0.0.1:');
-    expect(restored.stderr + restored.stdout).not.toContain(db.password);
-  });
-
-  it('state show names the holder of the lock while a run holds it', async () => {
-    let shown = '';
-    simulator.onRequest = async (request) => {
-      if (request.method === 'POST' && shown === '') {
-        shown = (await runCli(['state', 'show'], env)).stdout;
-      }
-    };
-    const run = await runCli(['--once'], env);
-    expect(run.code, run.stderr).toBe(0);
-    expect(shown).toMatch(/Lock: held by websites-sync --once on host .+ \(pid \d+\) since \d\d:\d\d:\d\d/);
-    expect(shown).not.toContain(db.password);
-    const after = await runCli(['state', 'show'], env);
-    expect(after.stdout).toContain('Lock: free');
-    expect(after.stdout).toContain(`websites with recorded write-only fields: ${DOMAINS.length}`);
-  });
-});
-
-describe.skipIf(skipWithoutDatabase)(
-  'a PostgreSQL state that cannot be used: a clear error, nothing changed',
-  () => {
-    beforeAll(async () => {
-      db = await startTestDatabase();
+  describe('a PostgreSQL state', () => {
+    beforeEach(async () => {
+      simulator = await startSimulator();
+      dir = await mkdtemp(join(tmpdir(), 'websites-sync-pg-'));
+      await writeFile(join(dir, 'websites.yaml'), manifest(DOMAINS));
+      schema = db.schema();
+      const { WEBSITES_SYNC_STATE_FILE: _, ...rest } = toolEnv(simulator, dir);
+      env = { ...rest, WEBSITES_SYNC_STATE: db.stateUrl(schema), WEBSITES_SYNC_LOG_FORMAT: 'json' };
     });
-    afterAll(async () => {
-      await db?.stop();
+    afterEach(async () => {
+      await simulator.close();
     });
+
+    it('holds the state: a second run knows the write-only fields it applied; no file is written; the password is never shown', async () => {
+      const first = await runCli(['--once'], env);
+      expect(first.code, first.stderr).toBe(0);
+      const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+      expect(again.code, again.stdout).toBe(0);
+      const rows = await db.query(`SELECT id FROM "${schema}".websites`);
+      expect(rows).toHaveLength(DOMAINS.length);
+      const { readdir } = await import('node:fs/promises');
+      expect(await readdir(dir)).toEqual(['websites.yaml']);
+      for (const out of [first, again]) expect(out.stdout + out.stderr).not.toContain(db.password);
+    });
+
+    it('two --once runs racing on one account: one waits for the other, and every website is created once', async () => {
+      simulator.setFaults({ latencyMs: 30 });
+      const [one, two] = await Promise.all([runCli(['--once'], env), runCli(['--once'], env)]);
+      for (const run of [one, two]) {
+        // Either it ran, or it waited and named who holds the lock.
+        if (run.code !== 0)
+          expect(run.stderr).toMatch(
+            /another run holds the state .*: a run websites-sync --once on host .+ \(pid \d+\) since /,
+          );
+      }
+      expect([one.code, two.code]).toContain(0);
+      expect(
+        creates(simulator)
+          .map((r) => r.body?.domain)
+          .sort(),
+      ).toEqual(DOMAINS);
+    });
+
+    it('a connection cut mid-apply (pg_terminate_backend): the writer stops at once, and the next run finishes without creating anything twice', async () => {
+      let cut = false;
+      let afterCut = 0;
+      simulator.onRequest = async (request) => {
+        if (request.method !== 'POST') return;
+        if (cut) afterCut++;
+        if (creates(simulator).length === 3 && !cut) {
+          cut = true;
+          await db.query(
+            `SELECT pg_terminate_backend(backend_pid, 10000) FROM "${schema}".lock_holders WHERE role = 'run'`,
+          );
+        }
+      };
+      // pg_terminate_backend(pid, timeout) returns once the backend is gone: the run's connection is
+      // closed before the simulator answers the request in flight.
+      const stopped = await runCli(['--once', '--concurrency', '1'], env);
+      expect(stopped.code).toBe(1);
+      expect(stopped.stderr).toMatch(
+        /connection to postgres:\/\/127\.0\.0\.1:\d+\/postgres\?schema=\w+ (ended|failed)/,
+      );
+      expect(stopped.stderr).not.toContain(db.password);
+      // The operation in flight when the lock went may finish; none is started after.
+      expect(afterCut).toBeLessThanOrEqual(1);
+      simulator.onRequest = undefined;
+      const next = await runCli(['--once'], env);
+      expect(next.code, next.stderr).toBe(0);
+      const domains = creates(simulator).map((r) => r.body?.domain);
+      expect(domains.sort()).toEqual(DOMAINS);
+      const converged = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+      expect(converged.code, converged.stdout).toBe(0);
+    });
+
+    it('a delete is backed up in PostgreSQL first, and restore reads it back from there', async () => {
+      expect((await runCli(['--once'], env)).code).toBe(0);
+      await writeFile(join(dir, 'websites.yaml'), manifest(DOMAINS.slice(1)));
+      const pruned = await runCli(['--once', '--prune'], env);
+      expect(pruned.code, pruned.stderr).toBe(0);
+      const rows = await db.query<{ domain: string }>(
+        `SELECT entry->>'domain' AS domain FROM "${schema}".backups`,
+      );
+      expect(rows).toEqual([{ domain: DOMAINS[0] }]);
+      const restored = await runCli(['restore'], env);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stdout).toContain(`domain: ${DOMAINS[0]}`);
+      expect(restored.stderr).toContain('the backups table of postgres://127.0.0.1:');
+      expect(restored.stderr + restored.stdout).not.toContain(db.password);
+    });
+
+    it('state show names the holder of the lock while a run holds it', async () => {
+      let shown = '';
+      simulator.onRequest = async (request) => {
+        if (request.method === 'POST' && shown === '') {
+          shown = (await runCli(['state', 'show'], env)).stdout;
+        }
+      };
+      const run = await runCli(['--once'], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(shown).toMatch(/Lock: held by websites-sync --once on host .+ \(pid \d+\) since \d\d:\d\d:\d\d/);
+      expect(shown).not.toContain(db.password);
+      const after = await runCli(['state', 'show'], env);
+      expect(after.stdout).toContain('Lock: free');
+      expect(after.stdout).toContain(`websites with recorded write-only fields: ${DOMAINS.length}`);
+    });
+  });
+
+  describe('a PostgreSQL state that cannot be used: a clear error, nothing changed', () => {
     beforeEach(async () => {
       simulator = await startSimulator();
       dir = await mkdtemp(join(tmpdir(), 'websites-sync-pg-'));
@@ -235,5 +230,5 @@ describe.skipIf(skipWithoutDatabase)(
       ]);
       for (const run of runs) expect(run.code, run.stderr).toBe(0);
     });
-  },
-);
+  });
+});
