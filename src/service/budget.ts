@@ -81,7 +81,8 @@ export class RateBudget {
 
   /**
    * Starts are spaced by the interval measured between actual starts, so however late a timer fires,
-   * no window ever holds more than the budget's share.
+   * no window ever holds more than the budget's share; and the share counts the starts of the last window,
+   * those sent before the first answer told the limit included (a run's first reads go side by side).
    */
   #mayStart(now: number): boolean {
     return now >= this.#earliest();
@@ -90,7 +91,11 @@ export class RateBudget {
   #earliest(): number {
     const last = this.#sent.at(-1);
     if (this.#fraction >= 1 || !this.#limit || last === undefined) return Number.NEGATIVE_INFINITY;
-    return last + this.#windowMs / (this.#limit * this.#fraction);
+    const share = this.#limit * this.#fraction;
+    const spaced = last + this.#windowMs / share;
+    // The share-th start back leaves the window first: until then the window holds the whole share.
+    const full = this.#sent.at(-Math.max(1, Math.floor(share)));
+    return full === undefined ? spaced : Math.max(spaced, full + this.#windowMs);
   }
 
   #drain(): void {

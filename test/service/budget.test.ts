@@ -53,6 +53,27 @@ describe('RateBudget', () => {
     expect(budget.fraction).toBe(1);
   });
 
+  it('counts the attempts sent before the limit was known: no window holds more than the share', async () => {
+    const clock = new FakeClock();
+    const budget = new RateBudget({ fraction: 0.5, windowMs: 1_000, clock });
+    // A run's first two reads (the account's plan and the first list page) go before any answer.
+    ask(budget, 2);
+    budget.hooks.afterAttempt?.(answer(20));
+    const started = ask(budget, 30);
+    const startsByMs: number[] = [0, 0];
+    for (let ms = 1; ms <= 3_000; ms++) {
+      const before = started();
+      clock.advance(1);
+      await tick();
+      for (let i = before; i < started(); i++) startsByMs.push(ms);
+    }
+    // Every window of 1 s, wherever it starts (the service's own are not ours), holds at most 10.
+    for (const from of startsByMs) {
+      expect(startsByMs.filter((at) => at >= from && at < from + 1_000).length).toBeLessThanOrEqual(10);
+    }
+    expect(startsByMs.length).toBeGreaterThan(20);
+  });
+
   it('counts only the attempts of the last window as used', () => {
     const clock = new FakeClock();
     const budget = new RateBudget({ fraction: 1, windowMs: 60_000, clock });
