@@ -3,10 +3,11 @@
 // index's fetch, WebSocket, EventSource, mocks, proxies and caches, which a run would load and
 // evaluate for nothing at every start. The tsc build and the tests' library imports use undici whole.
 const Dispatcher = require('../node_modules/undici/lib/dispatcher/dispatcher');
-const api = require('../node_modules/undici/lib/api');
 
-// What undici's index does to give every dispatcher request(), stream(), pipeline()…
-Object.assign(Dispatcher.prototype, api);
+// What undici's index does to give every dispatcher request(), stream(), pipeline()…, for the one the
+// client calls: request(). The others (connect, pipeline, stream, upgrade) would be evaluated at every
+// start for nothing.
+Object.assign(Dispatcher.prototype, { request: require('../node_modules/undici/lib/api/api-request') });
 
 module.exports = {
   Dispatcher,
