@@ -6,7 +6,7 @@
 // written, then under the domain the service would store, then a record stored under another name
 // (`www.`, `https://`) that answers to that domain today; among equals the one stored exactly in that
 // spelling, then the lowest id. A record no entry takes but that shares a name with a listed website
-// is its twin: never deleted.
+// is its twin: never deleted; nor are records no entry takes that share a name with each other.
 import { domainKey, storedKeyOf } from './domain.js';
 import { compareIds } from './identity.js';
 import type { RemoteWebsite } from './types.js';
@@ -25,6 +25,11 @@ export interface WebsiteMatches {
   isMatched(record: RemoteWebsite): boolean;
   /** For a record no entry took: the listed domain it shares a name with, or undefined. */
   twinOf(record: RemoteWebsite): string | undefined;
+  /**
+   * For a record no entry took: the other records no entry took that share its name (`Shop.example.com`
+   * beside `shop.example.com`, neither listed), lowest id first; none for most records.
+   */
+  unlistedTwinsOf(record: RemoteWebsite): RemoteWebsite[];
 }
 
 /** What the service would store for a record's key today (the key itself unless a rule applies). */
@@ -45,6 +50,13 @@ class NameIndex {
 
   rank(order: (a: RemoteWebsite, b: RemoteWebsite) => number): void {
     for (const known of this.#byName.values()) if (Array.isArray(known)) known.sort(order);
+  }
+
+  /** Every record under `name`, ranked. */
+  all(name: string): RemoteWebsite[] {
+    const known = this.#byName.get(name);
+    if (known === undefined) return [];
+    return Array.isArray(known) ? known : [known];
   }
 
   /** The best record under `name` that is not `used`. */
@@ -101,6 +113,11 @@ export function matchWebsites(
     listed ??= listedNamesOf(entries, taken, keys);
     return listed;
   };
+  let unlisted: NameIndex | undefined;
+  const unlistedByName = (): NameIndex => {
+    unlisted ??= unlistedIndex(records, used, keys);
+    return unlisted;
+  };
   return {
     recordOf: (index) => taken.get(index),
     isMatched: (record) => used.has(record),
@@ -109,7 +126,28 @@ export function matchWebsites(
       const key = keys.get(record) ?? domainKey(record.domain);
       return listedNames().get(key) ?? listedNames().get(storedName(key));
     },
+    unlistedTwinsOf: (record) => {
+      if (used.has(record)) return [];
+      const name = storedName(keys.get(record) ?? domainKey(record.domain));
+      return unlistedByName()
+        .all(name)
+        .filter((other) => other !== record);
+    },
   };
+}
+
+/** The records no entry took, by the name the service would store them under today, lowest id first. */
+function unlistedIndex(
+  records: readonly RemoteWebsite[],
+  used: ReadonlySet<RemoteWebsite>,
+  keys: ReadonlyMap<RemoteWebsite, string>,
+): NameIndex {
+  const index = new NameIndex();
+  for (const record of records) {
+    if (!used.has(record)) index.add(storedName(keys.get(record) ?? domainKey(record.domain)), record);
+  }
+  index.rank((a, b) => compareIds(a.id, b.id));
+  return index;
 }
 
 /** Every name a listed website goes by (its domain, its written name, its record's names) → its domain. */

@@ -18,7 +18,7 @@ import {
   showSetting,
 } from './compare.js';
 import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
-import { keepTwin, managedRecords } from './twins.js';
+import { keepTwin, keepUnlistedTwins, managedRecords } from './twins.js';
 import {
   ACTION_ORDER,
   type Change,
@@ -92,7 +92,7 @@ export function computePlan(input: PlanInput): Plan {
     const twin = patterns.length > 0 ? undefined : remotes.twinOf(record);
     if (twin !== undefined) keepTwin({ record, listed: twin, managed: managedRecord(twin) }, prune, plan);
     else if (patterns.length > 0) plan.ignored.push(record.domain);
-    else if (prune) planPrune(record, rules, plan);
+    else if (prune) pruneUnlisted(record, remotes.unlistedTwinsOf(record), rules, plan);
     else plan.unmanaged.push(record.domain);
   }
   warnUnusedPatterns(desired.ignore, used, plan);
@@ -106,6 +106,17 @@ export function computePlan(input: PlanInput): Plan {
   plan.ignored.sort();
   plan.unmanaged.sort();
   return plan;
+}
+
+/** A record no entry takes, with prune: deleted, unless it shares its name with others (twins, kept). */
+function pruneUnlisted(
+  record: RemoteWebsite,
+  twins: readonly RemoteWebsite[],
+  rules: Parameters<typeof planPrune>[1],
+  plan: Plan,
+): void {
+  if (twins.length > 0) keepUnlistedTwins(record, twins, plan);
+  else planPrune(record, rules, plan);
 }
 
 /**

@@ -1,8 +1,15 @@
 // Records the service holds separately under one name for websites-sync (issue 19 §4): `Shop.example.com`
 // stored before the service lower-cased names beside `shop.example.com`, `bücher.example` beside its
 // punycode, `www.legacy.example.com` stored before the `www.` rule beside `legacy.example.com`. One rule
-// for them all (model/matching.ts): the entry manages one, the other is its twin, never deleted.
-import { type DesiredWebsite, type matchWebsites, type RemoteWebsite, websiteKey } from '../model/index.js';
+// for them all (model/matching.ts): the entry manages one, the other is its twin, never deleted; and
+// when no entry names them, prune deletes none of them (which one is wanted is not for a tool to guess).
+import {
+  compareIds,
+  type DesiredWebsite,
+  type matchWebsites,
+  type RemoteWebsite,
+  websiteKey,
+} from '../model/index.js';
 import type { Plan } from './types.js';
 
 /** The record a listed domain manages, indexed on first need (only a plan with a twin asks). */
@@ -44,5 +51,19 @@ export function keepTwin({ record, listed, managed }: Twin, prune: boolean, plan
       : 'list it as written to manage it, or delete it in the web interface';
   plan.warnings.push(
     `${record.domain} (id ${record.id}) is the same website as the listed ${listed} for websites-sync, but the service holds it separately: websites-sync manages ${which}, and never changes or deletes this one (${instead})`,
+  );
+}
+
+/**
+ * Records no entry takes that share one name (`Shop.example.com` beside `shop.example.com`, neither
+ * listed): prune deletes none of them, and the plan says so once, with the record of lowest id.
+ */
+export function keepUnlistedTwins(record: RemoteWebsite, others: readonly RemoteWebsite[], plan: Plan): void {
+  const group = [record, ...others].sort((a, b) => compareIds(a.id, b.id));
+  if (group[0] !== record) return;
+  const names = group.map((r) => `${r.domain} (id ${r.id})`);
+  const two = names.length === 2;
+  plan.warnings.push(
+    `${names.slice(0, -1).join(', ')} and ${names.at(-1)} are one website for websites-sync, held separately by the service: prune deletes ${two ? 'neither' : 'none of them'} (list the name to manage one of them; delete the ${two ? 'other' : 'others'} in the web interface if ${two ? 'it is' : 'they are'} not wanted)`,
   );
 }

@@ -80,4 +80,44 @@ describe('records that differ only in case', () => {
     expect(domains()).toHaveLength(5);
     expect(simulator.listWebsites().map((w) => w.privacy)).toEqual([1, 1, 0, 1, 0]);
   });
+
+  it('with prune, twins the manifest does not list are both kept, named once, and the rest is pruned', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nprune: true\nwebsites:\n  - domain: other.example.com\n',
+    );
+    const run = await runCli(['--once', '-o', 'json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout) as { changes: { action: string }[]; warnings: string[] };
+    expect(plan.changes.filter((c) => c.action === 'delete')).toEqual([]);
+    expect(plan.warnings.filter((w) => w.includes('held separately'))).toEqual([
+      'Shop.example.com (id 1) and shop.example.com (id 3) are one website for websites-sync, held separately by the service: prune deletes neither (list the name to manage one of them; delete the other in the web interface if it is not wanted)',
+      'SOLO.example.com (id 4) and solo.example.com (id 5) are one website for websites-sync, held separately by the service: prune deletes neither (list the name to manage one of them; delete the other in the web interface if it is not wanted)',
+    ]);
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(domains()).toHaveLength(5);
+  });
+
+  it('a lone unlisted record is still pruned beside kept twins', async () => {
+    await simulator.close();
+    simulator = await startSimulator({
+      websites: [
+        { domain: 'Shop.example.com', stored_as_written: true },
+        { domain: 'shop.example.com' },
+        { domain: 'kept.example.com' },
+        { domain: 'gone.example.com' },
+      ],
+    });
+    env = toolEnv(simulator, dir);
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nprune: true\nwebsites:\n  - domain: kept.example.com\n',
+    );
+    const run = await runCli(['--once', '--dry-run', '-o', 'json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout) as { changes: { action: string; domain: string }[] };
+    expect(plan.changes.filter((c) => c.action === 'delete').map((c) => c.domain)).toEqual([
+      'gone.example.com',
+    ]);
+  });
 });
