@@ -15,6 +15,7 @@ import type { Leadership } from '../state/index.js';
 import { KnownListing } from './known-listing.js';
 import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
+import { RunHealth } from './run-health.js';
 import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
@@ -39,6 +40,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #watcher: ManifestWatcher;
   readonly #abort = new AbortController();
   readonly #election: LeaderElection;
+  readonly #health: RunHealth;
   #wasValid: boolean | undefined;
   #runs = 0;
   #last: RunReport | undefined;
@@ -51,6 +53,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
     this.#warnings = new WarningLog(options.logger);
+    this.#health = new RunHealth(options.notifier);
     this.#source = new ManifestSource({
       file: options.manifest,
       env: options.env,
@@ -170,11 +173,13 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       end = await this.#attempt(logger, triggers, leadership);
     } catch (error) {
       // Shutdown while the account was being read: nothing was changed, nothing failed.
+      const interrupted = error instanceof Interrupted;
       end = {
-        result: error instanceof Interrupted ? 'interrupted' : 'failure',
+        result: interrupted ? 'interrupted' : 'failure',
         outcomes: [],
         reason: error instanceof Error ? error.message : String(error),
       };
+      if (!interrupted) this.#health.failed(error);
     }
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
   }
@@ -198,6 +203,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     });
     this.#known.remember(result, manifest.desired);
     if (!read) this.#planLimit = result.planLimit;
+    this.#health.completed();
     this.#notifyRun(result, triggers);
     return this.#classify(result, logger);
   }

@@ -14,6 +14,8 @@ export type NotifyKind =
   | 'delete_due'
   | 'manifest_invalid'
   | 'manifest_valid'
+  | 'run_failed'
+  | 'run_recovered'
   | 'warnings';
 
 /** The kinds a run's events are made of (`eventsOfRun`); the manifest's validity is told apart. */
@@ -46,7 +48,8 @@ export interface NotifyEvent {
 
 /** What an event is about: the notifier remembers the last event sent per topic. */
 export function topicOf(kind: NotifyKind): string {
-  return kind === 'manifest_valid' || kind === 'manifest_invalid' ? 'manifest' : kind;
+  if (kind === 'manifest_valid' || kind === 'manifest_invalid') return 'manifest';
+  return kind === 'run_failed' || kind === 'run_recovered' ? 'run' : kind;
 }
 
 export interface RunFacts {
@@ -183,4 +186,14 @@ export function manifestEvent(valid: boolean, detail: string): NotifyEvent {
   return valid
     ? { event: 'manifest_valid', text: 'websites-sync: the manifest is valid again', websites: [] }
     : { event: 'manifest_invalid', text: `websites-sync: the manifest is invalid: ${detail}`, websites: [] };
+}
+
+/**
+ * A daemon's run that ended without a plan (the service unreachable, the key refused, an answer that
+ * cannot be read), and the first run after that completes again: told once each while it stands.
+ */
+export function runEvent(failure: string | undefined): NotifyEvent {
+  return failure === undefined
+    ? { event: 'run_recovered', text: 'websites-sync: runs complete again', websites: [] }
+    : { event: 'run_failed', text: `websites-sync: the run failed: ${failure}`, websites: [] };
 }

@@ -6,6 +6,7 @@ export {
   type NotifyEvent,
   type NotifyKind,
   type RunFacts,
+  runEvent,
 } from './events.js';
 export { readSent, sentPathFor, writeSent } from './memory.js';
 export { Notifier, type NotifierOptions } from './notifier.js';

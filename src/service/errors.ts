@@ -62,6 +62,17 @@ export class AuthError extends ServiceError {
   }
 }
 
+/**
+ * The key was refused after the service had accepted it in this process: rotated or revoked. Nothing
+ * more is sent with it (every later request fails with this class too, before it is sent).
+ */
+export class KeyRevokedError extends AuthError {
+  constructor(message: string, options: ServiceErrorOptions) {
+    super(message, options);
+    this.name = 'KeyRevokedError';
+  }
+}
+
 /** Masks the secrets a text may hold (the run's Redactor); an excerpt is masked before it is cut. */
 export type Redact = (text: string) => string;
 

@@ -4,7 +4,7 @@ export type { AttemptHooks, AttemptInfo, RateWindowInfo, RetryInfo } from './att
 export { RateBudget } from './budget.js';
 export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectionSettings, type ConnectOptions, connectService } from './connect.js';
-export { AuthError, ServiceError } from './errors.js';
+export { AuthError, KeyRevokedError, ServiceError } from './errors.js';
 export { ACCOUNT_PATH, STATS_PATH, type TrafficWindow } from './guard-reads.js';
 export { KNOWN_STATUS_CODES } from './retry-policy.js';
 export { NotSentError } from './stop.js';

@@ -1,4 +1,4 @@
-import { AuthError, ServiceError } from './errors.js';
+import { AuthError, KeyRevokedError, ServiceError } from './errors.js';
 
 // The service's web UI can regenerate the API key, which ends the old one at once. A key refused after
 // the service accepted it in this process was rotated or revoked: nothing more is sent with it (the
@@ -7,7 +7,7 @@ import { AuthError, ServiceError } from './errors.js';
 
 export class KeyWatch {
   #accepted = false;
-  #revoked: AuthError | undefined;
+  #revoked: KeyRevokedError | undefined;
   readonly #stop: () => void;
 
   /** `stop`: what keeps the requests waiting for their turn from being sent. */
@@ -18,7 +18,7 @@ export class KeyWatch {
   /** Before a request is sent: once the key is known to be revoked, nothing is. */
   beforeSending(method: string, path: string): void {
     if (!this.#revoked) return;
-    throw new AuthError(`${method} ${path}: not sent: ${this.#revoked.message}`, {
+    throw new KeyRevokedError(`${method} ${path}: not sent: ${this.#revoked.message}`, {
       method,
       path,
       status: this.#revoked.status,
@@ -47,7 +47,7 @@ export class KeyWatch {
     if (!this.#accepted) return error;
     // What the service answered (who refused, with what status or redirect), then what it means.
     const said = error.message.replace(/\s*Check WEBSITES_SYNC_API_KEY.*$/, '');
-    this.#revoked ??= new AuthError(
+    this.#revoked ??= new KeyRevokedError(
       `${said} This came part-way through the run, after the key was accepted: the key was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Stopped at once: nothing more was sent. Set the new key in WEBSITES_SYNC_API_KEY or the --api-key-file and run again.`,
       { method: error.method, path: error.path, status: error.status, cause: error },
     );

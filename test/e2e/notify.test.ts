@@ -145,6 +145,57 @@ describe('notifications from the daemon', () => {
   });
 });
 
+describe('notifications from the daemon: a run that fails', () => {
+  async function daemonWithHook(simulator: Parameters<typeof startFixture>[0]['simulator'] = {}) {
+    const url = await startReceiver();
+    const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
+    const f = await startFixture({
+      manifest: manifestText([{ domain: 'a.example.com' }]),
+      simulator,
+      daemon: { notifier },
+    });
+    fixture = f;
+    const sighup = async (result: string) => {
+      const last = f.runs.at(-1)!.run;
+      f.signals.emit('SIGHUP', 'SIGHUP');
+      await f.runAfter(last, (run) => run.result === result);
+      await notifier.flush();
+    };
+    await f.runAfter(0);
+    return { f, sighup };
+  }
+
+  it('tells a failed run once while the same failure stands, and when runs complete again', async () => {
+    const { f, sighup } = await daemonWithHook();
+    // Every read is answered with a body of the wrong shape, then the service is itself again.
+    const broken = {
+      script: Array.from({ length: 10 }, () => 'given-body' as const),
+      givenBody: { data: 'not a list' },
+    };
+    f.sim.setFaults(broken);
+    await sighup('failure');
+    f.sim.setFaults(broken);
+    await sighup('failure');
+    f.sim.setFaults({ script: [] });
+    await sighup('success');
+    expect(received.map((e) => e.event)).toEqual(['run_failed', 'run_recovered']);
+    expect(received[0]!.text).toMatch(/^websites-sync: the run failed: GET \/api\/v1\/websites/);
+    expect(received[1]!.text).toBe('websites-sync: runs complete again');
+  });
+
+  it('tells a revoked key once, with what to do, however many runs it stops', async () => {
+    const { f, sighup } = await daemonWithHook();
+    // The key is regenerated in the web interface: every run is refused from then on.
+    f.sim.setApiKey('regenerated-in-the-web-ui');
+    await sighup('failure');
+    await sighup('failure');
+    await sighup('failure');
+    expect(received.map((e) => e.event)).toEqual(['run_failed']);
+    expect(received[0]!.text).toMatch(/rotated or revoked.*restart the daemon with the new key/s);
+    expect(JSON.stringify(received)).not.toContain(f.sim.apiKey);
+  });
+});
+
 describe('notifications from the daemon in observe mode (--dry-run)', () => {
   it('tells only observed drift: no delete was scheduled, no drift was corrected', async () => {
     const url = await startReceiver();

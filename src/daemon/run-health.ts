@@ -1,0 +1,34 @@
+import { type Notifier, runEvent } from '../notify/index.js';
+import { KeyRevokedError } from '../service/index.js';
+
+// Whether the daemon's runs complete, for its webhook: a run that ends without a plan is told once
+// while the same failure stands (every resync meets it again), and the first run that completes after
+// it is told too, as `manifest_invalid` and `manifest_valid` are for the file.
+
+/** A revoked key stops every later run the same way: one text for all of them, with what to do. */
+const REVOKED =
+  "the service refused the API key after accepting it: it was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Nothing is sent with it any more: restart the daemon with the new key in WEBSITES_SYNC_API_KEY or the --api-key-file.";
+
+export class RunHealth {
+  readonly #notifier: Notifier | undefined;
+  #failing = false;
+
+  constructor(notifier: Notifier | undefined) {
+    this.#notifier = notifier;
+  }
+
+  /** A run ended without a plan, for `error`. */
+  failed(error: unknown): void {
+    this.#failing = true;
+    const reason =
+      error instanceof KeyRevokedError ? REVOKED : error instanceof Error ? error.message : String(error);
+    this.#notifier?.notify([runEvent(reason)]);
+  }
+
+  /** A run read the account and planned (whatever its operations did: they are told apart). */
+  completed(): void {
+    if (!this.#failing) return;
+    this.#failing = false;
+    this.#notifier?.notify([runEvent(undefined)]);
+  }
+}
