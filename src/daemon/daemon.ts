@@ -258,6 +258,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       logger,
       signal: this.#abort.signal,
       runBy: options.runBy ?? 'websites-sync (daemon)',
+      warningsLogged: true,
       onApply: () => options.rateBudget?.budget.use(1),
     });
   }

@@ -9,7 +9,7 @@ import {
   type WritableField,
   websiteKey,
 } from '../model/index.js';
-import type { StateData } from '../state/index.js';
+import type { MissingState, StateData } from '../state/index.js';
 import {
   comparePassword,
   compareSetting,
@@ -17,7 +17,7 @@ import {
   settingDiffers,
   showSetting,
 } from './compare.js';
-import { observedDrift, planPrune, rememberProtection, warnNoStateFile } from './lifecycle.js';
+import { observedDrift, planPrune, rememberProtection, warnNoState } from './lifecycle.js';
 import { keepTwin, keepUnlistedTwins, managedRecords } from './twins.js';
 import {
   ACTION_ORDER,
@@ -47,8 +47,8 @@ export interface PlanInput {
    * hold the declared values (recorded, not sent).
    */
   adopt?: boolean;
-  /** Where the state file was looked for, when there is none: a plan that deletes says so. */
-  noStateFile?: string;
+  /** Where the state was looked for, when there is none: a plan that deletes says so. */
+  noState?: MissingState;
 }
 
 /** Pure: (desired, current, state, now) → Plan. No I/O, no clock of its own, no randomness. */
@@ -96,7 +96,7 @@ export function computePlan(input: PlanInput): Plan {
     else plan.unmanaged.push(record.domain);
   }
   warnUnusedPatterns(desired.ignore, used, plan);
-  warnNoStateFile(plan, input.noStateFile);
+  warnNoState(plan, input.noState);
   const byAction = (a: Change, b: Change) =>
     ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain);
   plan.changes.sort(byAction);

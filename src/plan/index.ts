@@ -1,7 +1,7 @@
 export { capacityText, fitCapacity, unfitText } from './capacity.js';
 export { changesOf, computePlan, type PlanInput } from './compute.js';
 export { checkDeleteGuard, checkDoubtfulDeletes, type DoubtfulProtections } from './guard.js';
-export { dueDeletes, noStateFileWarning } from './lifecycle.js';
+export { dueDeletes, noStateWarning } from './lifecycle.js';
 export { type Block, bulletList } from './markdown-fit.js';
 export {
   FORMAT_VERSION,

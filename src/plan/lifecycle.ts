@@ -1,5 +1,5 @@
 import type { DesiredWebsite, RemoteWebsite } from '../model/index.js';
-import { isProtected, pendingSince, type StateData } from '../state/index.js';
+import { isProtected, type MissingState, pendingSince, type StateData } from '../state/index.js';
 import { destroyedSettings, type FieldVerdict } from './compare.js';
 import { type DeleteChange, type Plan, SENSITIVE, type UpdateChange } from './types.js';
 
@@ -77,17 +77,17 @@ export function dueDeletes(plan: Plan): DeleteChange[] {
   return plan.changes.filter((c): c is DeleteChange => c.kind === 'delete' && clocked.has(c.id));
 }
 
-/** Said in the plan of a run that has no state file and would delete (or start a delete's clock). */
-export function noStateFileWarning(path: string): string {
-  return `no state file at ${path}: protections recorded by earlier runs are unknown (if they are kept in another file, point --state-file at it)`;
+/** Said in the plan of a run that has no state and would delete (or start a delete's clock). */
+export function noStateWarning(missing: MissingState): string {
+  return `no ${missing.where}: protections recorded by earlier runs are unknown (${missing.hint})`;
 }
 
 /**
  * A run without its state file knows no protection recorded by earlier runs (websites no longer listed
  * with protect: true): a delete it plans may be of one of them, so the plan says so.
  */
-export function warnNoStateFile(plan: Plan, path: string | undefined): void {
-  if (path === undefined) return;
+export function warnNoState(plan: Plan, missing: MissingState | undefined): void {
+  if (missing === undefined) return;
   if (plan.pendingDeletes.length === 0 && !plan.changes.some((change) => change.kind === 'delete')) return;
-  plan.warnings.unshift(noStateFileWarning(path));
+  plan.warnings.unshift(noStateWarning(missing));
 }

@@ -3,11 +3,11 @@ import {
   checkDeleteGuard,
   checkDoubtfulDeletes,
   computePlan,
-  noStateFileWarning,
+  noStateWarning,
   type Plan,
   summarise,
 } from '../plan/index.js';
-import type { StateData, StateSession } from '../state/index.js';
+import type { MissingState, StateData, StateSession } from '../state/index.js';
 import { guardPlan, readDeleteTraffic, readPlanLimit, trafficSettings } from './guards.js';
 import { untilAborted } from './interrupted.js';
 import type { ReconcileOptions } from './reconcile-options.js';
@@ -17,7 +17,7 @@ import { savedPlanFor } from './saved.js';
 // plan limit (together), the plan confirmed, the mass-delete guard, each delete's traffic, the guards.
 
 /** A run's options and what its state file says (where it was looked for, when there is none). */
-type PlanningOptions = ReconcileOptions & { noStateFile: string | undefined };
+type PlanningOptions = ReconcileOptions & { noState: MissingState | undefined };
 
 export async function planRun(options: ReconcileOptions, session: StateSession | undefined) {
   const { logger, saved } = options;
@@ -28,8 +28,7 @@ export async function planRun(options: ReconcileOptions, session: StateSession |
     untilAborted(readPlanLimit(options), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
-  const noStateFile = missing;
-  const { fresh, current } = await planConfirmed({ ...options, noStateFile }, listed, state);
+  const { fresh, current } = await planConfirmed({ ...options, noState: missing }, listed, state);
   const force = options.force || (saved?.file.saved_plan.force ?? false);
   // A plan the mass-delete guard refuses as a whole is not worth a traffic read per delete.
   const refused = force
@@ -46,8 +45,10 @@ export async function planRun(options: ReconcileOptions, session: StateSession |
     ? savedPlanFor(saved.file, { ...options, fresh: guarded, current, state, traffic, settings })
     : { plan: refused ? fresh : guarded, stale: [] };
   plan.warnings.push(...options.warnings);
-  if (noStateFile && plan.warnings.includes(noStateFileWarning(noStateFile))) {
-    logger.warn({ stage: 'state', path: noStateFile }, noStateFileWarning(noStateFile));
+  // Said at warn level too, unless the caller logs every warning of the plan (the daemon does).
+  const noState = missing && noStateWarning(missing);
+  if (noState && !options.warningsLogged && plan.warnings.includes(noState)) {
+    logger.warn({ stage: 'state', state: missing.where }, noState);
   }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
   return { plan, current, planLimit, stale, refused, state };
@@ -86,6 +87,6 @@ function freshPlan(options: PlanningOptions, current: RemoteWebsite[], state: St
     deleteDelayMs: options.deleteDelayMs ?? desired.deleteDelayMs ?? 0,
     now: (options.now ?? Date.now)(),
     adopt: options.adopt === true && !saved,
-    ...(options.noStateFile === undefined ? {} : { noStateFile: options.noStateFile }),
+    ...(options.noState === undefined ? {} : { noState: options.noState }),
   });
 }

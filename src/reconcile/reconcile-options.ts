@@ -50,4 +50,6 @@ export interface ReconcileOptions extends GuardOptions {
   saved?: { file: SavedPlanFile; version: string; text: string };
   /** What this run is, as a run waiting for the state's lock is told: `websites-sync --once`. */
   runBy?: string;
+  /** The caller logs every warning of the plan (the daemon, once each): none is logged here as well. */
+  warningsLogged?: boolean;
 }

@@ -36,7 +36,9 @@ export function openFileStore(options: FileStoreOptions): StateStore {
   const backupPath = backupPathFor(path, options.backupFile);
   const read = async (given: ReadOptions) => {
     const { state, doubt, missing } = await readState({ ...given, statePath: path });
-    return missing ? { state, doubt, missing: path } : { state, doubt };
+    if (!missing) return { state, doubt };
+    const hint = 'if they are kept in another file, point --state-file at it';
+    return { state, doubt, missing: { where: `state file at ${path}`, hint } };
   };
   const lock = async (lockOptions: LockRequest = {}): Promise<StateSession> => {
     // Before anything is sent: a FIFO or a device where the backups go would block or swallow them.

@@ -55,6 +55,7 @@ export type {
   HeldBy,
   Leadership,
   LockRequest,
+  MissingState,
   ReadOptions,
   ReadResult,
   StateAccess,

@@ -36,7 +36,14 @@ export interface ReadResult {
   state: StateData;
   doubt: DoubtfulProtections;
   /** Where the state was looked for when there was none (a run that deletes says so). */
-  missing?: string;
+  missing?: MissingState;
+}
+
+/** Where a state was looked for and not found, in words: `state file at acct/.websites-sync-state.json`. */
+export interface MissingState {
+  where: string;
+  /** How to point the tool at the right one: `if they are kept in another file, point --state-file at it`. */
+  hint: string;
 }
 
 /** The state as held, without the in-memory key: what `state migrate` copies. */

@@ -82,6 +82,20 @@ describe('daemon: the plan warnings', () => {
     expect(warnings[0]).toMatchObject({ stage: 'manifest', line: 3 });
   });
 
+  it('a first run that deletes without a state logs that once, not again as a plan warning', async () => {
+    const f = await startFixture({
+      manifest: manifestText([{ domain: 'a.example.com' }], 'prune: true\n'),
+      simulator: { websites: [{ domain: 'a.example.com' }, { domain: 'old.example.com' }] },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    const said = f.logs.filter(
+      (line) => line.level === 40 && line.msg.includes('protections recorded by earlier runs'),
+    );
+    expect(said).toHaveLength(1);
+    expect(said[0]!.msg).toMatch(/^no state file at .*\.websites-sync-state\.json: /);
+  });
+
   it('name what the guards held back: deletes refused for traffic, creates beyond the plan limit', async () => {
     const f = await startFixture({
       manifest: manifestText([{ domain: 'a.example.com' }, { domain: 'new.example.com' }], 'prune: true\n'),

@@ -126,12 +126,12 @@ describe('held back in every format', () => {
 // Issue 19 §8: a run without its state file knows no protection an earlier run recorded; the fact comes
 // in as data, and every format of the plan says it.
 describe('a plan made without a state file', () => {
-  const input = (prune: boolean, noStateFile?: string) => ({
+  const input = (prune: boolean, path?: string) => ({
     desired: desiredState([desiredSite('keep.example.com')], { prune }),
     current: [remoteSite(1, 'keep.example.com'), remoteSite(2, 'new.example.com')],
     state: emptyState('https://stats.example.com'),
     prune,
-    ...(noStateFile ? { noStateFile } : {}),
+    ...(path ? { noState: { where: `state file at ${path}`, hint: 'point --state-file at it' } } : {}),
   });
   const warning =
     'no state file at acct/.websites-sync-state.json: protections recorded by earlier runs are unknown';

@@ -129,6 +129,20 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       expect(restored.stderr + restored.stdout).not.toContain(db.password);
     });
 
+    it('a first run that deletes says the database holds no state for the account, not that a file is missing', async () => {
+      simulator.createWebsite({ domain: 'old.example.com' });
+      const run = await runCli(['--once', '--dry-run', '--prune', '-o', 'json'], env);
+      expect(run.code, run.stderr).toBe(0);
+      const plan = JSON.parse(run.stdout) as { warnings: string[] };
+      const warning = plan.warnings.find((w) =>
+        w.includes('protections recorded by earlier runs are unknown'),
+      );
+      expect(warning).toMatch(/^no state for this account in PostgreSQL at postgres:\/\/.*\?schema=/);
+      expect(warning).toContain('point --state at it');
+      expect(run.stderr).not.toContain('no state file');
+      expect(`${run.stdout}${run.stderr}`).not.toContain(db.password);
+    });
+
     it('state show names the holder of the lock while a run holds it', async () => {
       let shown = '';
       simulator.onRequest = async (request) => {

@@ -109,7 +109,13 @@ class PostgresStore implements StateStore {
       );
     }
     const state = stateOf(stored, given.baseUrl, given.secret);
-    return stored ? { state, doubt: NONE } : { state, doubt: NONE, missing: this.shown };
+    if (stored) return { state, doubt: NONE };
+    const hint = 'if they are kept in another database or schema, point --state at it';
+    return {
+      state,
+      doubt: NONE,
+      missing: { where: `state for this account in PostgreSQL at ${this.shown}`, hint },
+    };
   }
 
   /** Reads and writes through the connection that holds the lock, and only while it holds it. */
