@@ -46,8 +46,12 @@ export const OPTION_TABLE = {
     env: 'WEBSITES_SYNC_MANIFEST',
     arg: 'PATH',
     help: 'the manifest, the desired state',
+    helpFor: {
+      state: 'the manifest whose state to read: its state file is the one beside it, as for a run (with no --state-file or --state)',
+      restore: 'the manifest whose backups to read: they are beside its state file, as for a run (with no --state-file or --state)',
+    },
     default: './websites.yaml',
-    commands: ['sync', 'validate'],
+    commands: ['sync', 'validate', 'state', 'restore'],
   },
   'base-url': {
     type: 'string',
@@ -73,7 +77,7 @@ export const OPTION_TABLE = {
     // Beside the manifest, wherever the run starts (a cron job or a CI step from the repository root
     // with -f acct/websites.yaml): the current directory would be another state, without its protections.
     defaultNote:
-      '.websites-sync-state.json beside the manifest (-f); restore, export and state, which take no manifest: in the current directory',
+      '.websites-sync-state.json beside the manifest (-f: a run, state and restore); export, which takes no manifest: in the current directory',
     commands: STATE,
   },
   ...STATE_OPTIONS,

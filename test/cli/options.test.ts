@@ -57,8 +57,13 @@ describe('the options table', () => {
     );
     expect(stateOf(['-f', 'acct/websites.yaml', '--state-file', 's.json'])).toBe('s.json');
     expect(stateOf(['-f', 'acct/websites.yaml'], { WEBSITES_SYNC_STATE_FILE: 's.json' })).toBe('s.json');
+    for (const command of [['state', 'show'], ['restore']]) {
+      expect(parseConfig([...command, '-f', 'acct/websites.yaml'], {}).stateFile).toBe(
+        'acct/.websites-sync-state.json',
+      );
+    }
     expect(helpFor(undefined).replace(/\s+/g, ' ')).toContain(
-      'a path given is relative to the current directory (WEBSITES_SYNC_STATE_FILE; default .websites-sync-state.json beside the manifest (-f); restore, export and state, which take no manifest: in the current directory)',
+      'a path given is relative to the current directory (WEBSITES_SYNC_STATE_FILE; default .websites-sync-state.json beside the manifest (-f: a run, state and restore); export, which takes no manifest: in the current directory)',
     );
   });
 

@@ -48,6 +48,25 @@ describe('the default state file, wherever the run starts', () => {
     expect(existsSync(join(root, '.websites-sync-state.json'))).toBe(false);
   });
 
+  it('state show and restore find it from the parent too, with the manifest named as for a run', async () => {
+    await writeFile(
+      join(acct(), 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: keep.example.com\n  - domain: new.example.com\n    protect: true\n',
+    );
+    expect((await runCli(['--once'], env, acct())).code).toBe(0);
+    await writeFile(join(acct(), 'websites.yaml'), pruneAllBut('new.example.com'));
+    expect((await runCli(['--once', '--force'], env, acct())).code).toBe(0);
+
+    const shown = await runCli(['state', 'show', '-f', 'acct/websites.yaml'], env, root);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('State: acct/.websites-sync-state.json');
+    expect(shown.stdout).toMatch(/protected: 1\n {4}new\.example\.com/);
+    const restored = await runCli(['restore', '-f', 'acct/websites.yaml'], env, root);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toContain('- domain: keep.example.com');
+    expect(existsSync(join(root, '.websites-sync-state.json'))).toBe(false);
+  });
+
   it('when there is none and the plan deletes, every output says so at warn level', async () => {
     await writeFile(join(acct(), 'websites.yaml'), pruneAllBut('keep.example.com'));
     for (const format of ['text', 'markdown', 'json']) {
