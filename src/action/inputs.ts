@@ -14,6 +14,8 @@ export interface ActionInputs {
   githubToken: string;
   /** The branch the state directory is kept on; '' keeps it where `state-file` points, nothing more. */
   stateBranch: string;
+  /** `state`: a postgres:// URL, from a secret, when the state is in PostgreSQL (then no state branch). */
+  state: string;
   /** The branch the signed plans are kept on, one file per pull request head commit. */
   planBranch: string;
   /** `apply` on a push without a reviewed plan: apply a fresh plan (true) or fail (false). */
@@ -29,6 +31,7 @@ export const OWN_INPUTS = [
   'api-key',
   'github-token',
   'state-branch',
+  'state',
   'plan-branch',
   'apply-unreviewed',
   'drift-label',
@@ -64,11 +67,19 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     if ((OWN_INPUTS as readonly string[]).includes(name)) continue;
     flags.push(...flagsOf(name, value));
   }
+  const state = own('state');
+  if (state && !/^postgres(ql)?:\/\//.test(state)) {
+    throw new UsageError(
+      `input state: "${state}" is not a postgres:// URL; a state file is the state-file input (kept on state-branch)`,
+    );
+  }
   return {
     command: command as ActionCommand,
     apiKey: own('api-key'),
     githubToken: own('github-token'),
-    stateBranch: own('state-branch'),
+    // A state in PostgreSQL is shared where it is: no branch keeps a copy.
+    stateBranch: state ? '' : own('state-branch'),
+    state,
     planBranch: own('plan-branch') || 'websites-sync-plans',
     applyUnreviewed: booleanInput('apply-unreviewed', own('apply-unreviewed') || 'false'),
     driftLabel: own('drift-label') || 'websites-sync-drift',

@@ -16,7 +16,12 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
   let ctx: Awaited<ReturnType<typeof jobContext>> | undefined;
   try {
     const inputs = readInputs(env);
-    for (const secret of [inputs.apiKey, inputs.githubToken, env.WEBSITES_SYNC_API_KEY]) {
+    for (const secret of [
+      inputs.apiKey,
+      inputs.githubToken,
+      env.WEBSITES_SYNC_API_KEY,
+      ...urlSecrets(inputs.state),
+    ]) {
       if (secret) {
         core.setSecret(secret);
         io.redactor.add(secret);
@@ -35,5 +40,16 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
     if (ctx)
       await writeJobSummary(ctx, ['### websites-sync: failed', failureText(ctx, error)]).catch(() => {});
     return 1;
+  }
+}
+
+/** The state URL and its password, masked in the runner's log and in everything the Action writes. */
+function urlSecrets(url: string): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [url, password] : [url];
+  } catch {
+    return [url];
   }
 }
