@@ -47,8 +47,10 @@ export const OPTION_TABLE = {
     arg: 'PATH',
     help: 'the manifest, the desired state',
     helpFor: {
-      state: 'the manifest whose state to read: its state file is the one beside it, as for a run (with no --state-file or --state)',
-      restore: 'the manifest whose backups to read: they are beside its state file, as for a run (with no --state-file or --state)',
+      state:
+        'the manifest whose state to read: its state file is the one beside it, as for a run (with no --state-file or --state)',
+      restore:
+        'the manifest whose backups to read: they are beside its state file, as for a run (with no --state-file or --state)',
     },
     default: './websites.yaml',
     commands: ['sync', 'validate', 'state', 'restore'],
