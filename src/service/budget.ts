@@ -17,6 +17,9 @@ const systemClock: PacerClock = {
   },
 };
 
+/** How much longer than the service's window a window is counted, for the starts' travel time. */
+const MARGIN = 1.02;
+
 export interface RateBudgetOptions {
   /** The share in force at first, in (0, 1]. */
   fraction: number;
@@ -93,9 +96,11 @@ export class RateBudget {
     if (this.#fraction >= 1 || !this.#limit || last === undefined) return Number.NEGATIVE_INFINITY;
     const share = this.#limit * this.#fraction;
     const spaced = last + this.#windowMs / share;
-    // The share-th start back leaves the window first: until then the window holds the whole share.
+    // The share-th start back leaves the window first: until then the window holds the whole share. A
+    // start reaches the service a little later than it leaves (the first ones open the connections), so
+    // the window is counted 2% longer than it is.
     const full = this.#sent.at(-Math.max(1, Math.floor(share)));
-    return full === undefined ? spaced : Math.max(spaced, full + this.#windowMs);
+    return full === undefined ? spaced : Math.max(spaced, full + this.#windowMs * MARGIN);
   }
 
   #drain(): void {
