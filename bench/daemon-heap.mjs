@@ -5,6 +5,7 @@
 import pino from 'pino';
 import { Daemon, DaemonMetrics } from '../dist/daemon/index.js';
 import { connectService as connect } from '../dist/service/index.js';
+import { openStateStore } from '../dist/state/index.js';
 import { API_KEY, PASSWORD_ENV, SECRET } from './lib/fixtures.mjs';
 
 const { url, manifest, state, runs, checkpoint } = JSON.parse(process.argv[2]);
@@ -23,7 +24,7 @@ const daemon = new Daemon({
   service: client.service,
   baseUrl: url,
   secret: SECRET,
-  statePath: state,
+  store: await openStateStore({ location: state }),
   prune: false,
   force: false,
   dryRun: false,

@@ -47,7 +47,7 @@ export const FEATURE_ROWS = [
   {
     id: 'adopt',
     name: 'Adoption of an existing account of N websites with --adopt',
-    target: '⌈N/100⌉ requests',
+    target: "⌈N/100⌉ list requests and one read of the account's plan",
     present: () => hasOption('--adopt'),
     measure: (dir) => adoptScenario(dir),
   },

@@ -22,6 +22,12 @@ export const runRequests = (websites) => listRequests(websites) + ACCOUNT_READS;
 export const listRounds = (websites, concurrency) =>
   1 + Math.ceil((listRequests(websites) - 1) / concurrency);
 
+/** The kinds of request that only read: the list, a lookup, the account's plan, a website's traffic. */
+const READS = new Set(['list', 'search', 'account', 'stats']);
+
+/** The rows of the simulator's log that changed the account (creates, updates, deletes). */
+export const writesOf = (log) => log.filter(([, , kind]) => !READS.has(kind));
+
 /** Counts the log's rows by kind (`list`, `search`, `patch`, `post`, `delete`…) and by status. */
 export function countLog(log) {
   const byKind = {};

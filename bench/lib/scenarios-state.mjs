@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { openStateStore } from '../../dist/state/index.js';
 import { startTestDatabase } from '../../test/helpers/postgres.ts';
 import { API_KEY, manifestOf, PASSWORD_ENV, SECRET, websites, writeConvergedState } from './fixtures.mjs';
-import { median, seconds } from './measure.mjs';
+import { median, seconds, writesOf } from './measure.mjs';
 import { runTool, startSim } from './processes.mjs';
 
 const ENV = { WEBSITES_SYNC_API_KEY: API_KEY, ...PASSWORD_ENV };
@@ -21,7 +21,7 @@ async function converged(sim, args, env, dir) {
   for (let i = 0; i < RUNS; i++) {
     await sim.clear();
     const run = await runTool(args, { env, dir });
-    const writes = (await sim.log()).filter(([, , kind]) => kind !== 'list' && kind !== 'search').length;
+    const writes = writesOf(await sim.log()).length;
     ok &&= run.code === 0 && writes === 0;
     walls.push(run.wallMs);
   }
