@@ -150,8 +150,11 @@ function resolveDeletion(raw: Record<string, unknown>, index: number, ctx: Conte
 }
 
 function isDeletion(raw: Record<string, unknown>): boolean {
+  // Asked of every entry: the schema only for the few that carry the key (a failed parse builds an error,
+  // which for 100,000 entries was a third of a second and as much garbage).
+  if (!Object.hasOwn(raw, ALLOW_DELETE_KEY)) return false;
   const parsed = allowDeleteWithTrafficSchema.safeParse(raw[ALLOW_DELETE_KEY]);
-  return Object.hasOwn(raw, ALLOW_DELETE_KEY) && parsed.success && parsed.data;
+  return parsed.success && parsed.data;
 }
 
 function resolveWebsite(raw: unknown, index: number, ctx: Context): DesiredWebsite | undefined {
