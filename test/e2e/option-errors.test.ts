@@ -165,7 +165,7 @@ describe('the simulator among the options', () => {
   it('is found after global options: its own options are not called unknown', async () => {
     const run = await runCli(['-f', 'x.yaml', 'simulator', '--port', '0'], env);
     expect(run.stderr).toBe(
-      'websites-sync simulator: -f (--manifest) is not accepted by the simulator command; only by a run and validate. See websites-sync simulator --help.\n',
+      'websites-sync simulator: -f (--manifest) is not accepted by the simulator command; only by a run, validate, state and restore. See websites-sync simulator --help.\n',
     );
     expect(run.code).toBe(1);
     const help = await runCli(['-h', 'simulator'], env);

@@ -58,7 +58,7 @@ describe('websites-sync schema', () => {
     const bad = await runCli(['schema', '-f', 'websites.yaml']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(
-      '-f (--manifest) is not accepted by the schema command; only by a run and validate. See websites-sync schema --help.',
+      '-f (--manifest) is not accepted by the schema command; only by a run, validate, state and restore. See websites-sync schema --help.',
     );
   });
 
