@@ -108,7 +108,7 @@ export function issueTargets(results, targets) {
     const { runs } = daemon;
     const growth = runs.rss.afterAll / runs.rss.early - 1;
     lines.push(
-      `- Daemon RSS flat (≤ +10%) from run ${runs.checkpoint.toLocaleString('en')} to run ${runs.requests.min.toLocaleString('en')}: ${status(growth <= targets.rssGrowth)} (${(growth * 100).toFixed(1)}%).`,
+      `- Daemon RSS flat (≤ +10%) from run ${runs.checkpoint.toLocaleString('en')} to run ${runs.count.toLocaleString('en')}: ${status(growth <= targets.rssGrowth)} (${(growth * 100).toFixed(1)}%).`,
     );
   }
   for (const row of features ?? []) {

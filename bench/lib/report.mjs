@@ -148,13 +148,13 @@ export function rows(results) {
     out.push([
       runs.name,
       requestsCell(runs.requests),
-      `${seconds(runs.wallMs)} s (${(runs.wallMs / runs.requests.min).toFixed(1)} ms per run)`,
+      `${seconds(runs.wallMs)} s (${(runs.wallMs / runs.count).toFixed(1)} ms per run)`,
       `${seconds(runs.cpuMs)} s`,
-      `${(runs.rss.early / 2 ** 20).toFixed(0)} MB after ${runs.checkpoint.toLocaleString('en')} → ${(runs.rss.afterAll / 2 ** 20).toFixed(0)} MB after ${runs.requests.min.toLocaleString('en')}`,
+      `${(runs.rss.early / 2 ** 20).toFixed(0)} MB after ${runs.checkpoint.toLocaleString('en')} → ${(runs.rss.afterAll / 2 ** 20).toFixed(0)} MB after ${runs.count.toLocaleString('en')}`,
       [
         verdict(
           growth <= TARGETS.rssGrowth,
-          `RSS ${signed(growth)} from run ${runs.checkpoint.toLocaleString('en')} to run ${runs.requests.min.toLocaleString('en')} (≤ +10%)`,
+          `RSS ${signed(growth)} from run ${runs.checkpoint.toLocaleString('en')} to run ${runs.count.toLocaleString('en')} (≤ +10%)`,
         ),
         `ℹ️ live heap after a full GC ${(live.early / 2 ** 20).toFixed(1)} → ${(live.late / 2 ** 20).toFixed(1)} MB (${signed(liveGrowth)}): ${Math.abs(liveGrowth) <= TARGETS.rssGrowth ? 'no leak' : 'growing'}`,
         requestsVerdict(runs.requests),
@@ -201,7 +201,7 @@ export function markdown(results, { date, durationMs, m, loadAtEnd }) {
     const { runs } = results.daemon;
     const samples = runs.samples.map((s) => `${s.run}: ${s.rssMb.toFixed(0)}`).join(', ');
     notes.push(
-      `- **${runs.name}**: RSS in MB by run: ${samples}. V8 heap in use (garbage included) ${(runs.rss.heapEarly / 2 ** 20).toFixed(1)} MB after ${runs.checkpoint} runs, ${(runs.rss.heapAll / 2 ** 20).toFixed(1)} MB after ${runs.requests.min}.`,
+      `- **${runs.name}**: RSS in MB by run: ${samples}. V8 heap in use (garbage included) ${(runs.rss.heapEarly / 2 ** 20).toFixed(1)} MB after ${runs.checkpoint} runs, ${(runs.rss.heapAll / 2 ** 20).toFixed(1)} MB after ${runs.count}.`,
     );
   }
   const missed = explanations(results, TARGETS);

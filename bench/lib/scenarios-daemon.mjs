@@ -136,6 +136,7 @@ export async function daemonScenarios(
         requests: { made: countLog(log).total, min: runs * runRequests(count), kinds: countLog(log).byKind },
         wallMs,
         cpuMs: (late[CPU] - cpuStart) * 1000,
+        count: runs,
         checkpoint,
         rss: { early: early[RSS], afterAll: late[RSS], heapEarly: early[HEAP], heapAll: late[HEAP] },
         liveHeap: heap,
