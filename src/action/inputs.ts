@@ -1,4 +1,5 @@
 import { OPTION_TABLE, type OptionName, UsageError } from '../cli/index.js';
+import { isPostgresUrl } from '../state/index.js';
 
 // The Action's inputs. Those named like an option of the command line (src/cli/options.ts) become that
 // option, read by the CLI's own parser: adding an option to the Action is one line in action.yml. The
@@ -68,7 +69,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     flags.push(...flagsOf(name, value));
   }
   const state = own('state');
-  if (state && !/^postgres(ql)?:\/\//.test(state)) {
+  if (state && !isPostgresUrl(state)) {
     throw new UsageError(
       `input state: "${state}" is not a postgres:// URL; a state file is the state-file input (kept on state-branch)`,
     );

@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import { AuthError, ServiceError } from '../service/index.js';
+import { stateSecrets } from '../state/index.js';
 import { runApplyJob } from './apply-job.js';
 import { actionIo, jobContext } from './context.js';
 import { runDriftJob } from './drift-job.js';
@@ -20,7 +21,8 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
       inputs.apiKey,
       inputs.githubToken,
       env.WEBSITES_SYNC_API_KEY,
-      ...urlSecrets(inputs.state),
+      // The state URL's password, as decoded and as written.
+      ...stateSecrets(inputs.state),
     ]) {
       if (secret) {
         core.setSecret(secret);
@@ -40,16 +42,5 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
     if (ctx)
       await writeJobSummary(ctx, ['### websites-sync: failed', failureText(ctx, error)]).catch(() => {});
     return 1;
-  }
-}
-
-/** The state URL and its password, masked in the runner's log and in everything the Action writes. */
-function urlSecrets(url: string): string[] {
-  if (!url) return [];
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password ? [url, password] : [url];
-  } catch {
-    return [url];
   }
 }
