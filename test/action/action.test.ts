@@ -8,9 +8,10 @@ import {
   type ActionRun,
   commitManifest,
   git,
+  mergePullRequest,
   type Runner,
-  repositoryWith,
   runAction,
+  runnerFor,
 } from '../helpers/action.js';
 import { COMMENT_LIMIT, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
 import { pullRequestEvent, pushEvent, scheduleEvent } from '../helpers/github-events.js';
@@ -41,16 +42,7 @@ beforeEach(async () => {
   simulator = await startSimulator({ apiKey: KEY, websites: SEED });
   github = await startFakeGitHub({ owner: 'acme', repo: 'sites', token: TOKEN });
   dir = await mkdtemp(join(tmpdir(), 'websites-sync-action-'));
-  const repo = repositoryWith(dir, MAIN);
-  origin = repo.origin;
-  runner = {
-    workspace: repo.workspace,
-    temp: dir,
-    repository: 'acme/sites',
-    apiUrl: github.url,
-    token: TOKEN,
-    env: { SHOP_PASSWORD: PASSWORD },
-  };
+  ({ runner, origin } = runnerFor(dir, github, MAIN, { token: TOKEN, env: { SHOP_PASSWORD: PASSWORD } }));
 });
 
 afterEach(async () => {
@@ -79,21 +71,7 @@ function planOn(number: number, headSha: string, more: Record<string, string> = 
 
 /** The pull request merged: main gets `manifest` as a merge commit GitHub knows belongs to #number. */
 function merge(number: number, headSha: string, manifest: string): string {
-  const before = git(runner.workspace, 'rev-parse', 'origin/main');
-  git(runner.workspace, 'checkout', '-q', 'main');
-  const sha = commitManifest(runner.workspace, manifest, `Merge pull request #${number}`);
-  git(runner.workspace, 'push', '-q', 'origin', 'main');
-  github.pullsOfCommit.set(sha, [
-    {
-      number,
-      state: 'closed',
-      merged_at: github.now.toISOString(),
-      merge_commit_sha: sha,
-      head: { sha: headSha, ref: 'add-shop' },
-      base: { sha: before, ref: 'main' },
-    },
-  ]);
-  return sha;
+  return mergePullRequest(runner, github, { number, headSha, manifest });
 }
 
 function applyOn(sha: string, before: string, more: Record<string, string> = {}) {

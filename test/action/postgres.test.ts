@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { commitManifest, git, type Runner, repositoryWith, runAction } from '../helpers/action.js';
+import {
+  commitManifest,
+  git,
+  mergePullRequest,
+  type Runner,
+  runAction,
+  runnerFor,
+} from '../helpers/action.js';
 import { runCli } from '../helpers/cli.js';
 import { type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
 import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
@@ -37,16 +44,7 @@ describe.skipIf(skipWithoutDatabase)('the Action with a PostgreSQL state', () =>
     simulator = await startSimulator({ apiKey: KEY, websites: [{ domain: 'keep.example.com' }] });
     github = await startFakeGitHub({ owner: 'acme', repo: 'sites', token: TOKEN });
     dir = await mkdtemp(join(tmpdir(), 'websites-sync-action-pg-'));
-    const repo = repositoryWith(dir, MAIN);
-    origin = repo.origin;
-    runner = {
-      workspace: repo.workspace,
-      temp: dir,
-      repository: 'acme/sites',
-      apiUrl: github.url,
-      token: TOKEN,
-      env: {},
-    };
+    ({ runner, origin } = runnerFor(dir, github, MAIN, { token: TOKEN }));
     stateUrl = db.stateUrl(db.schema());
   });
   afterEach(async () => {
@@ -77,19 +75,7 @@ describe.skipIf(skipWithoutDatabase)('the Action with a PostgreSQL state', () =>
     const payload = pullRequestEvent({ number: 3, headSha: head, baseSha: main });
     const plan = await runAction(runner, { name: 'pull_request', payload, sha: head }, inputs('plan'));
     expect(plan.code, plan.stderr).toBe(0);
-    git(runner.workspace, 'checkout', '-q', 'main');
-    const merged = commitManifest(runner.workspace, WITH_SHOP, 'Merge pull request #3');
-    git(runner.workspace, 'push', '-q', 'origin', 'main');
-    github.pullsOfCommit.set(merged, [
-      {
-        number: 3,
-        state: 'closed',
-        merged_at: github.now.toISOString(),
-        merge_commit_sha: merged,
-        head: { sha: head, ref: 'add-shop' },
-        base: { sha: main, ref: 'main' },
-      },
-    ]);
+    const merged = mergePullRequest(runner, github, { number: 3, headSha: head, manifest: WITH_SHOP });
     const apply = await runAction(
       runner,
       { name: 'push', payload: pushEvent({ before: main, after: merged }), sha: merged },

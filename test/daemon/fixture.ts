@@ -67,6 +67,8 @@ export interface Fixture {
   until(condition: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Resolves with the first run numbered above `after` that matches. */
   runAfter(after: number, match?: (run: RunReport) => boolean): Promise<RunReport>;
+  /** SIGHUP, as an operator asks for a resync; resolves with the first later run that matches. */
+  resync(match?: (run: RunReport) => boolean): Promise<RunReport>;
   url(path: string): string;
   close(): Promise<void>;
 }
@@ -136,6 +138,13 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     runAfter: async (after, match = () => true) => {
       const found = () => runs.list.find((run) => run.run > after && match(run));
       await until(() => found() !== undefined, `a run after run ${after}`);
+      return found()!;
+    },
+    resync: async (match = () => true) => {
+      const last = runs.list.at(-1)?.run ?? 0;
+      signals.emit('SIGHUP', 'SIGHUP');
+      const found = () => runs.list.find((run) => run.run > last && match(run));
+      await until(() => found() !== undefined, `a run after the SIGHUP that followed run ${last}`);
       return found()!;
     },
     settle: () => settle({ dir, logs, handle, until }),

@@ -35,9 +35,7 @@ describe('daemon: the plan warnings', () => {
     const warned = () => f.logs.filter((line) => line.level === 40 && line.msg.includes(TYPO));
     const posted = () => receiver!.received.filter((event) => event.event === 'warnings');
     const sighup = async () => {
-      const last = f.runs.at(-1)!.run;
-      f.signals.emit('SIGHUP', 'SIGHUP');
-      await f.runAfter(last);
+      await f.resync();
       await notifier.flush();
     };
     await f.runAfter(0);
@@ -74,9 +72,7 @@ describe('daemon: the plan warnings', () => {
     });
     fixture = f;
     await f.runAfter(0);
-    const last = f.runs.at(-1)!.run;
-    f.signals.emit('SIGHUP', 'SIGHUP');
-    await f.runAfter(last);
+    await f.resync();
     const warnings = f.logs.filter((line) => line.level === 40 && /www/.test(line.msg));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ stage: 'manifest', line: 3 });

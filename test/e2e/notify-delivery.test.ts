@@ -79,9 +79,7 @@ describe('the daemon remembers an event only once the webhook took it', () => {
 
     hook.status = 200;
     const sighup = async () => {
-      const last = f.runs.at(-1)!.run;
-      f.signals.emit('SIGHUP', 'SIGHUP');
-      await f.runAfter(last);
+      await f.resync();
       await notifier.flush();
     };
     await sighup();

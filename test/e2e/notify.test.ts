@@ -156,9 +156,7 @@ describe('notifications from the daemon: a run that fails', () => {
     });
     fixture = f;
     const sighup = async (result: string) => {
-      const last = f.runs.at(-1)!.run;
-      f.signals.emit('SIGHUP', 'SIGHUP');
-      await f.runAfter(last, (run) => run.result === result);
+      await f.resync((run) => run.result === result);
       await notifier.flush();
     };
     await f.runAfter(0);
@@ -266,9 +264,7 @@ describe('notifications from the daemon: one per distinct event', () => {
     });
     fixture = f;
     const sighup = async () => {
-      const last = f.runs.at(-1)!.run;
-      f.signals.emit('SIGHUP', 'SIGHUP');
-      await f.runAfter(last);
+      await f.resync();
       await notifier.flush();
     };
     await f.runAfter(0);

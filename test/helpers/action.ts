@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { FakeGitHub } from './github-api.js';
 
 // Runs the committed bundle of the GitHub Action as the runner does: `node action/index.mjs` in the
 // workspace, each input as an INPUT_<NAME> variable (action.yml's defaults for those not given), the
@@ -148,4 +149,49 @@ export function commitManifest(workspace: string, manifest: string, message: str
   git(workspace, 'add', '.');
   git(workspace, 'commit', '-q', '--allow-empty', '-m', message);
   return git(workspace, 'rev-parse', 'HEAD');
+}
+
+/**
+ * A runner for acme/sites: its checkout a fresh repository holding `manifest` (with `origin` a local
+ * bare one), GitHub's API the loopback one.
+ */
+export function runnerFor(
+  dir: string,
+  github: FakeGitHub,
+  manifest: string,
+  { token, env = {} }: { token: string; env?: Record<string, string> },
+): { runner: Runner; origin: string } {
+  const repo = repositoryWith(dir, manifest);
+  const runner = {
+    workspace: repo.workspace,
+    temp: dir,
+    repository: 'acme/sites',
+    apiUrl: github.url,
+    token,
+    env,
+  };
+  return { runner, origin: repo.origin };
+}
+
+/** Pull request #number merged: main gets `manifest` as a merge commit GitHub knows belongs to it; its sha. */
+export function mergePullRequest(
+  runner: Runner,
+  github: FakeGitHub,
+  { number, headSha, manifest }: { number: number; headSha: string; manifest: string },
+): string {
+  const before = git(runner.workspace, 'rev-parse', 'origin/main');
+  git(runner.workspace, 'checkout', '-q', 'main');
+  const sha = commitManifest(runner.workspace, manifest, `Merge pull request #${number}`);
+  git(runner.workspace, 'push', '-q', 'origin', 'main');
+  github.pullsOfCommit.set(sha, [
+    {
+      number,
+      state: 'closed',
+      merged_at: github.now.toISOString(),
+      merge_commit_sha: sha,
+      head: { sha: headSha, ref: 'add-shop' },
+      base: { sha: before, ref: 'main' },
+    },
+  ]);
+  return sha;
 }
