@@ -64,6 +64,88 @@ describe('readRecord', () => {
       },
     });
   });
+  // Every form the service is known to use, and the values next to them that it does not use.
+  const FORMS: Record<string, { reads: [unknown, unknown][]; refuses: unknown[] }> = {
+    privacy: {
+      reads: [
+        [0, 0],
+        [1, 1],
+        [2, 2],
+        ['0', 0],
+        ['2', 2],
+        ['', null],
+        [null, null],
+      ],
+      refuses: [3, -1, 1.5, '3', 'public', true, [], {}],
+    },
+    email: {
+      reads: [
+        [true, true],
+        [false, false],
+        [1, true],
+        [0, false],
+        ['1', true],
+        ['0', false],
+        ['true', true],
+        ['false', false],
+        ['', null],
+        [null, null],
+      ],
+      refuses: [2, -1, 'yes', 'TRUE', [], {}, [true]],
+    },
+    exclude_params: {
+      reads: [
+        [null, []],
+        ['b\r\n a \n\nb', ['a', 'b']],
+        [
+          ['x', 7, ' x '],
+          ['7', 'x'],
+        ],
+        [[], []],
+        ['', []],
+      ],
+      refuses: [7, true, {}, [null], [['x']], [{ toString: 1 }]],
+    },
+    password: {
+      reads: [
+        [true, true],
+        [false, false],
+        [1, true],
+        [0, false],
+        ['', false],
+        [null, false],
+        ['set', true],
+        ['false', false],
+      ],
+      refuses: [2, [], {}, [true]],
+    },
+  };
+  const KEY: Record<string, string> = { password: 'hasPassword' };
+
+  it.each(Object.entries(FORMS))('%s: reads each known form, and names any other value', (name, forms) => {
+    for (const [value, read] of forms.reads) {
+      const reading = readRecord({ id: 1, domain: 'a.example.com', [name]: value }, redact);
+      expect(reading, JSON.stringify(value)).toEqual({
+        record: { id: 1, domain: 'a.example.com', [KEY[name] ?? name]: read },
+      });
+    }
+    for (const value of forms.refuses) {
+      expect(problem({ id: 1, domain: 'a.example.com', [name]: value }), JSON.stringify(value)).toContain(
+        `${name} must be `,
+      );
+    }
+  });
+
+  it('names the first unusable field in the order id, domain, privacy, …, password; ignores unknown keys', () => {
+    expect(problem({ domain: 7, privacy: 'x' })).toMatch(/^a website: id must be/);
+    expect(problem({ id: 1, domain: 7, privacy: 'x' })).toMatch(
+      /^a website \(id 1\): domain must be a string, got 7/,
+    );
+    expect(problem({ id: 1, domain: 'a.example.com', password: 2, email: 'x' })).toMatch(/email must be/);
+    expect(readRecord({ id: 1, domain: 'a.example.com', favorite: 'x', extra: {} }, redact)).toEqual({
+      record: { id: 1, domain: 'a.example.com' },
+    });
+  });
 });
 
 describe('readErrorBody', () => {
