@@ -18,10 +18,20 @@ export function storedKey(domain: string): string {
   return storedKeyOf(websiteKey(domain));
 }
 
+/**
+ * The one order of names and other text the tool shows or fingerprints: by UTF-16 code unit, the same on
+ * every machine. Never `localeCompare`: it orders by the user's locale (Danish sorts `aa` after `z`),
+ * so a plan would list its changes in another order, and a plan saved on one machine would not be
+ * recognised on another (lint/no-locale-compare.grit).
+ */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** A stable order of ids of either kind: numbers by value first, then strings. */
 export function compareIds(a: number | string, b: number | string): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'number') return -1;
   if (typeof b === 'number') return 1;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareText(a, b);
 }

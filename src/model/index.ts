@@ -7,7 +7,7 @@ export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
 export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from './duration.js';
 export { sameValue } from './equality.js';
 export * from './guards.js';
-export { compareIds, storedKey, websiteKey } from './identity.js';
+export { compareIds, compareText, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules, patternSpellingError } from './ignore.js';
 export { isLoopbackHost } from './loopback.js';
 export { mapStrings } from './map-strings.js';

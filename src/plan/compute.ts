@@ -1,4 +1,5 @@
 import {
+  compareText,
   compileIgnore,
   type DesiredState,
   type DesiredWebsite,
@@ -98,10 +99,10 @@ export function computePlan(input: PlanInput): Plan {
   warnUnusedPatterns(desired.ignore, used, plan);
   warnNoState(plan, input.noState);
   const byAction = (a: Change, b: Change) =>
-    ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || a.domain.localeCompare(b.domain);
+    ACTION_ORDER[a.kind] - ACTION_ORDER[b.kind] || compareText(a.domain, b.domain);
   plan.changes.sort(byAction);
   plan.observed.sort(byAction);
-  plan.pendingDeletes.sort((a, b) => a.domain.localeCompare(b.domain));
+  plan.pendingDeletes.sort((a, b) => compareText(a.domain, b.domain));
   plan.protected.sort();
   plan.ignored.sort();
   plan.unmanaged.sort();

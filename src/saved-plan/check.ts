@@ -1,5 +1,5 @@
 import type { DesiredState, RemoteWebsite, TrafficReading } from '../model/index.js';
-import { formatCount, shownUrl, websiteKey } from '../model/index.js';
+import { compareText, formatCount, shownUrl, websiteKey } from '../model/index.js';
 import { computePlan, type Plan, trafficText } from '../plan/index.js';
 import { fingerprintKey, type StateData } from '../state/index.js';
 import { toOperation } from './build.js';
@@ -100,7 +100,7 @@ function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): 
 }
 
 function sortKeys(send: object): object {
-  return Object.fromEntries(Object.entries(send).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(send).sort(([a], [b]) => compareText(a, b)));
 }
 
 function manifestReasons(meta: SavedPlanMeta, desired: DesiredState): string[] {

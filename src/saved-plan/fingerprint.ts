@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DesiredState, DesiredWebsite, RemoteWebsite } from '../model/index.js';
+import { compareText, type DesiredState, type DesiredWebsite, type RemoteWebsite } from '../model/index.js';
 import { fingerprint } from '../state/index.js';
 
 // What a saved plan remembers of its inputs, as hashes. Records and the desired state hold no secret,
@@ -47,7 +47,7 @@ export interface DesiredHashes {
 export function desiredHashes(desired: DesiredState): DesiredHashes {
   const websites = Object.fromEntries(
     [...desired.websites]
-      .sort((a, b) => a.domain.localeCompare(b.domain))
+      .sort((a, b) => compareText(a.domain, b.domain))
       .map((website) => [website.domain, websiteHash(website)]),
   );
   const ignore = [...desired.ignore].sort();

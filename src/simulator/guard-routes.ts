@@ -3,6 +3,7 @@
 // unlimited) and `GET /api/v1/stats/{id}` (a statistic of one website summed per value between two
 // dates, paginated). Shapes follow the service's AccountResource, SelectStatsRequest and StatController.
 
+import { compareText } from '../model/index.js';
 import type { EndpointFault } from './faults.js';
 import type { ListShape } from './listing.js';
 import type { WebsiteStore } from './store.js';
@@ -109,12 +110,8 @@ export function statsAnswer(context: GuardContext, id: string, query: Record<str
   const rows = query.name === 'visitors' ? context.traffic.between(stored, query.from!, query.to!) : [];
   const desc = query.sort !== 'asc';
   const byValue = query.sort_by === 'value';
-  rows.sort((a, b) => (desc ? -1 : 1) * (byValue ? compare(a.value, b.value) : a.count - b.count));
+  rows.sort((a, b) => (desc ? -1 : 1) * (byValue ? compareText(a.value, b.value) : a.count - b.count));
   return { status: 200, json: renderStats(rows, query, context) };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The paginated answer; `SUM()` comes back from MySQL as a string, as the service sends it. */

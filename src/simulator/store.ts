@@ -1,7 +1,7 @@
 // The in-memory account: its websites, the id sequence, and the service-wide domain registry that
 // makes domains of other accounts "taken". Writes go through the same rules as the HTTP API.
 
-import { type Privacy, serviceStoredDomain } from '../model/index.js';
+import { compareText, type Privacy, serviceStoredDomain } from '../model/index.js';
 import {
   type FieldErrors,
   type FormInput,
@@ -269,7 +269,9 @@ export class WebsiteStore {
     return this.all()
       .filter((w) => needle === undefined || w.domain.toLowerCase().includes(needle))
       .filter((w) => favorite === undefined || (w.favorited_at !== null) === (favorite !== 0))
-      .sort((a, b) => direction * (options.sortBy === 'domain' ? compare(a.domain, b.domain) : a.id - b.id));
+      .sort(
+        (a, b) => direction * (options.sortBy === 'domain' ? compareText(a.domain, b.domain) : a.id - b.id),
+      );
   }
 }
 
@@ -278,10 +280,6 @@ export interface ListFilter {
   favorite: string | null;
   sortBy: 'id' | 'domain';
   sort: 'asc' | 'desc';
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Error for direct (non-HTTP) writes that the service would have refused. */

@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compareText } from '../../src/model/index.js';
 import { AuthError } from '../../src/service/errors.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { apiCalls, syncOnce, tempStatePath, websiteRequests, writeCalls } from '../helpers/harness.js';
@@ -52,7 +53,7 @@ describe('reconcile against the simulator', () => {
         ips: exclude_ips?.split('\n').sort(),
         password,
       }));
-    expect(stored.sort((a, b) => a.domain.localeCompare(b.domain))).toEqual([
+    expect(stored.sort((a, b) => compareText(a.domain, b.domain))).toEqual([
       {
         domain: 'blog.example.com',
         privacy: 1,

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Outcome } from '../../src/apply/index.js';
+import { compareText } from '../../src/model/index.js';
 import type { Simulator, StoredWebsite } from '../../src/simulator/index.js';
 
 // Shared by the resilience tests: a manifest of N websites with varied settings, and the one assertion
@@ -75,7 +76,7 @@ export function expectAccount(simulator: Simulator, sites: TestSite[], others: s
   const domains = stored.map((w) => w.domain);
   expect(domains.length, 'a domain is on the account twice').toBe(new Set(domains).size);
   const declared = new Set(sites.map((s) => s.domain));
-  const byDomain = (a: { domain: string }, b: { domain: string }) => a.domain.localeCompare(b.domain);
+  const byDomain = (a: { domain: string }, b: { domain: string }) => compareText(a.domain, b.domain);
   expect(
     stored
       .filter((w) => declared.has(w.domain))

@@ -1,3 +1,4 @@
+import { compareText } from '../../model/index.js';
 import {
   describeHolder,
   type HeldBy,
@@ -53,7 +54,7 @@ function holderLines(holders: readonly HeldBy[]): string[] {
 function accountLines(state: StoredState): string[] {
   const protectedSites = Object.entries(state.protected ?? {});
   const pending = Object.entries(state.pending_deletes ?? {}).sort(([, a], [, b]) =>
-    a.since.localeCompare(b.since),
+    compareText(a.since, b.since),
   );
   return [
     `Account ${state.base_url}:`,
