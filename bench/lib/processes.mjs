@@ -73,6 +73,8 @@ export function startSim(config) {
 export async function runTool(args, { env = {}, dir }) {
   const usageFile = join(dir, `rusage-${process.hrtime.bigint()}.json`);
   const started = performance.now();
+  // On the clock of the simulator's request log (ms since the epoch), to place its requests in the run.
+  const startedAt = Date.now();
   const child = spawn(process.execPath, [...shebangFlags(), '--import', RUSAGE_HOOK, CLI, ...args], {
     env: { ...process.env, ...env, BENCH_RUSAGE_FILE: usageFile },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,9 +83,10 @@ export async function runTool(args, { env = {}, dir }) {
   const stderr = collect(child.stderr);
   const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)));
   const wallMs = performance.now() - started;
+  const endedAt = Date.now();
   const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
   rmSync(usageFile, { force: true });
-  return { code, wallMs, ...usage, stdout: await stdout, stderr: await stderr };
+  return { code, wallMs, startedAt, endedAt, ...usage, stdout: await stdout, stderr: await stderr };
 }
 
 /**

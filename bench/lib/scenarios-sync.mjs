@@ -132,6 +132,7 @@ export async function latencyScenarios(dir, startup, count = 10_000, updates = 1
         run: plan,
         requests: { made: plan.counts.total, min: runRequests(count), kinds: plan.counts.byKind },
         roundTrips: rounds,
+        latencyMs: LATENCY_MS,
         boundMs: startup.wallMs + rounds * LATENCY_MS,
         checks: [{ label: 'plan is empty', ok: changed(plan.report) === 0 }],
         note: `median of 3 runs by wall time (${plans.map((p) => (p.wallMs / 1000).toFixed(2)).join(', ')} s)`,
@@ -143,6 +144,7 @@ export async function latencyScenarios(dir, startup, count = 10_000, updates = 1
         run: apply,
         requests: { made: apply.counts.total, min: runRequests(count) + updates, kinds: apply.counts.byKind },
         roundTrips: rounds + Math.ceil(updates / CONCURRENCY),
+        latencyMs: LATENCY_MS,
         boundMs: startup.wallMs + (rounds + Math.ceil(updates / CONCURRENCY)) * LATENCY_MS,
         checks: [
           {
