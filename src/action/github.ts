@@ -34,8 +34,10 @@ export async function upsertComment(
     issue_number: number,
     per_page: 100,
   });
-  // The marker opens the body; a comment of the bot is preferred to one someone wrote to look like it.
-  const marked = comments.filter((c) => c.body?.startsWith(marker));
+  // The marker opens the body, and anyone can write it: only a comment of a bot (the token's, whichever
+  // app it is) or of someone with write access is edited. Editing a contributor's would put the plan
+  // under their name, and they could then edit it into another plan. A bot's is preferred.
+  const marked = comments.filter((c) => c.body?.startsWith(marker) && mayCarryPlan(c));
   const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
   if (mine) {
     const { data } = await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
@@ -43,6 +45,13 @@ export async function upsertComment(
   }
   const { data } = await github.rest.issues.createComment({ owner, repo, issue_number: number, body });
   return { id: data.id, created: true, url: data.html_url };
+}
+
+/** Who may have written the living comment: a bot, or an owner, member or collaborator (a token's user). */
+const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+function mayCarryPlan(comment: { user?: { type?: string } | null; author_association?: string }): boolean {
+  return comment.user?.type === 'Bot' || WRITERS.has(comment.author_association ?? '');
 }
 
 export interface MergedPull {

@@ -146,6 +146,35 @@ describe('plan: one living comment per pull request', () => {
     expectNoSecret(run1, run2);
   });
 
+  it("a contributor's comment that copies the marker is left alone: the plan is the bot's own comment", async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    // Written before the first plan, to be taken for the living comment: the Action's edit would put
+    // the plan under the contributor's name, who could then edit it into another plan.
+    const decoy = '<!-- websites-sync plan -->\n### Plan: no changes';
+    github.comments.set(7, [
+      {
+        id: 1,
+        node_id: 'IC_1',
+        url: `${github.url}/repos/acme/sites/issues/comments/1`,
+        html_url: 'https://github.com/acme/sites/pull/7#issuecomment-1',
+        issue_url: `${github.url}/repos/acme/sites/issues/7`,
+        body: decoy,
+        user: { login: 'mallory', id: 666, type: 'User' },
+        created_at: '2026-11-26T08:00:00Z',
+        updated_at: '2026-11-26T08:00:00Z',
+        author_association: 'CONTRIBUTOR',
+      },
+    ]);
+    for (let i = 0; i < 2; i++) expect((await planOn(7, head)).code).toBe(0);
+    const [theirs, ours, ...more] = github.comments.get(7) ?? [];
+    expect(theirs?.body).toBe(decoy);
+    expect(ours?.user.type).toBe('Bot');
+    expect(ours?.body).toContain('shop.example.com');
+    expect(more).toEqual([]);
+  });
+
   it('cuts a plan over 65,536 characters without breaking it: summary kept, the rest in the job summary', async () => {
     const many = Array.from(
       { length: 1500 },
