@@ -47,7 +47,7 @@ export async function upsertComment(
   return { id: data.id, created: true, url: data.html_url };
 }
 
-/** Who may have written the living comment: a bot, or an owner, member or collaborator (a token's user). */
+/** Who may have written a living comment or issue: a bot, or an owner, member or collaborator (a token's user). */
 const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 function mayCarryPlan(comment: { user?: { type?: string } | null; author_association?: string }): boolean {
@@ -91,7 +91,8 @@ export async function findDriftIssue(
     state: 'open',
     per_page: 100,
   });
-  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER));
+  // As for the plan comment: an issue template can label anyone's issue, so its author counts too.
+  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER) && mayCarryPlan(i));
   return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;
 }
 

@@ -366,4 +366,36 @@ describe('drift: one issue that lives as long as the drift', () => {
     expect(github.comments.get(issue?.number ?? 0)?.[0]?.body).toContain('matches the manifest again');
     expectNoSecret(opened, updated, closed);
   });
+
+  it("an issue a contributor opened with the marker and the label (an issue template's) is not the drift issue", async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const decoy = '<!-- websites-sync drift -->\nAll good, nothing drifted.';
+    github.issues.push({
+      id: 1,
+      node_id: 'I_1',
+      number: 1,
+      title: 'drift',
+      body: decoy,
+      state: 'open',
+      state_reason: null,
+      labels: [{ id: 1, name: 'websites-sync-drift', color: 'ededed', default: false }],
+      html_url: 'https://github.com/acme/sites/issues/1',
+      url: `${github.url}/repos/acme/sites/issues/1`,
+      created_at: '2026-11-26T08:00:00Z',
+      updated_at: '2026-11-26T08:00:00Z',
+      closed_at: null,
+      user: { login: 'mallory', id: 666, type: 'User' },
+      author_association: 'CONTRIBUTOR',
+    });
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+    const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    expect(run.code).toBe(2);
+    const [theirs, ours, ...more] = github.issues;
+    expect(theirs?.body).toBe(decoy);
+    expect(ours?.user.type).toBe('Bot');
+    expect(ours?.body).toContain('edit.example.com');
+    expect(more).toEqual([]);
+  });
 });

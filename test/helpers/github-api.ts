@@ -37,6 +37,7 @@ export interface Issue {
   updated_at: string;
   closed_at: string | null;
   user: { login: string; id: number; type: string };
+  author_association: string;
   pull_request?: { url: string };
 }
 
@@ -174,6 +175,7 @@ export async function startFakeGitHub(options: {
           updated_at: stamp,
           closed_at: null,
           user: BOT,
+          author_association: 'NONE',
         };
         state.issues.push(issue);
         return { status: 201, body: issue };
