@@ -17,6 +17,8 @@ export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export {
   colored,
   hasControls,
+  oneLine,
+  oneLineValue,
   ownText,
   shownJson,
   shownText,

@@ -6,7 +6,8 @@ import { mapStrings } from './map-strings.js';
 // reset or hide the screen, a carriage return that overwrites a line, a right-to-left override that
 // reverses one, a zero-width character that makes two names look alike. Every text the tool writes for
 // a person passes through `shownText` (through the Redactor's `show`): such characters are shown
-// escaped (`\x1b`, `\u202e`), never interpreted. A line feed stays: it is the text's own layout. The
+// escaped (`\x1b`, `\u202e`), never interpreted. A line feed stays: it is the text's own layout (a value
+// from outside is put on one line by `oneLine` before it is laid out). The
 // tool writes no tab, so a tab is escaped too (in a name it would pass for spaces). The tool's own
 // terminal codes (colours, the status line's erase) are marked with `ownText`, whose marker carries a
 // secret of this process, so no text from outside can pass for one.
@@ -36,12 +37,27 @@ export function shownText(text: string): string {
 }
 
 /**
+ * A text from outside that a person reads on one line (a name the service holds, a value, a warning
+ * that quotes them) with its line feeds shown escaped (`\x0a`), as `shownText` shows the other controls:
+ * a line feed there is not the tool's layout, and would let a name pass for a line of its own (`Plan: 0
+ * to delete`). Applied to the values before they are laid out, never to the laid-out text.
+ */
+export function oneLine(text: string): string {
+  return text.includes('\n') ? text.replaceAll('\n', '\\x0a') : text;
+}
+
+/**
  * JSON text (JSON.stringify's, which escapes C0 controls already) with the other characters of the set
  * as `\uXXXX` escapes too: still valid JSON, and it parses to exactly the same values. They can only
  * stand inside strings in such a text, where an escape means the character itself.
  */
 export function shownJson(json: string): string {
   return UNSAFE_TEST.test(json) ? json.replace(UNSAFE, (char) => `\\u${hex(char, 4)}`) : json;
+}
+
+/** Every string of a value (an object, a list) through `oneLine`: a plan before a renderer lays it out. */
+export function oneLineValue<T>(value: T): T {
+  return mapStrings(value, oneLine);
 }
 
 /** Every string of a value (an object, a list) through `shownText`; other values as they are. */

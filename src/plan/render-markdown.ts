@@ -1,4 +1,4 @@
-import { formatCount } from '../model/index.js';
+import { formatCount, oneLineValue } from '../model/index.js';
 import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
@@ -54,8 +54,10 @@ export interface MarkdownOptions {
   wholePlanAt?: string;
 }
 
-export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
-  const blocks: Block[] = ['### websites-sync plan', `**${summaryLine(plan)}**`];
+export function renderMarkdown(read: Plan, options: MarkdownOptions = {}): string {
+  // Its names and values from outside on one line each: a line feed in one would end a table row.
+  const plan = oneLineValue(read);
+  const blocks: Block[] = ['### websites-sync plan', `**${summaryLine(read)}**`];
   const risky = riskyChanges(plan);
   if (risky.length > 0) blocks.push(riskCallout(risky));
   for (const kind of ORDER) {

@@ -1,4 +1,4 @@
-import { colored } from '../model/index.js';
+import { colored, oneLineValue } from '../model/index.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
   adoptedNote,
@@ -40,7 +40,9 @@ export const HELD_LEGEND = 'websites-sync will make no change; it holds these ba
 export const RESEND_NOTE =
   'will be sent, replacing a value the service does not show; --adopt records it instead';
 
-export function renderText(plan: Plan, options: TextOptions): string {
+export function renderText(read: Plan, options: TextOptions): string {
+  // Its names and values from outside on one line each: only the lines below are the plan's layout.
+  const plan = oneLineValue(read);
   const paint = (code: number, text: string) => (options.color ? colored(code, text) : text);
   const lines: string[] = [];
   for (const change of plan.changes)
@@ -63,7 +65,8 @@ export function renderText(plan: Plan, options: TextOptions): string {
   lines.push(...guardNotes(plan));
   const kept = keptWriteOnlyNote(plan);
   if (kept) lines.push(`Note: ${kept}.`);
-  lines.push(summaryLine(plan));
+  // Counted on the plan as read: which names hold a line feed is part of its note.
+  lines.push(summaryLine(read));
   return `${lines.join('\n')}\n`;
 }
 

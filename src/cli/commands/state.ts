@@ -1,4 +1,4 @@
-import { compareText } from '../../model/index.js';
+import { compareText, oneLine } from '../../model/index.js';
 import {
   describeHolder,
   type HeldBy,
@@ -60,10 +60,11 @@ function accountLines(state: StoredState): string[] {
     `Account ${state.base_url}:`,
     `  websites with recorded write-only fields: ${Object.keys(state.websites).length}`,
     `  protected: ${protectedSites.length}`,
-    ...protectedSites.map(([id, entry]) => `    ${entry.domain} (id ${id})`),
+    ...protectedSites.map(([id, entry]) => `    ${oneLine(entry.domain)} (id ${id})`),
     `  pending deletes: ${pending.length}`,
     ...pending.map(
-      ([id, entry]) => `    ${entry.domain} (id ${id}) planned for deletion since ${entry.since}`,
+      ([id, entry]) =>
+        `    ${oneLine(entry.domain)} (id ${id}) planned for deletion since ${oneLine(entry.since)}`,
     ),
   ];
 }
