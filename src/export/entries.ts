@@ -126,6 +126,8 @@ function leftOver(
  */
 function keepingPattern(record: RemoteWebsite, listedNames: readonly string[]): string | undefined {
   const key = websiteKey(record.domain);
+  // A record without a name (`""`, blanks): no pattern can name it (an empty one is no pattern at all).
+  if (key === '') return undefined;
   const exact = key.replace(/[\\*?[\]{}()!+@|]/g, '\\$&');
   const shape = key.replace(/[^a-z0-9.-]/g, '?').replace(/^www\./, 'www?');
   return [exact, shape].find((pattern) => {

@@ -71,6 +71,16 @@ describe('exportManifest', () => {
     ]);
   });
 
+  it('says which records have no name at all (no pattern can keep them), and stays valid', () => {
+    const unnamed = [remoteSite(8, ''), remoteSite(9, '   '), remoteSite(1, 'plain.example.com')];
+    const { text } = exportManifest(unnamed, OPTIONS);
+    expect(text).toContain('(id 8)');
+    expect(text).toContain('(id 9)');
+    const parsed = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.desired?.websites.map((w) => w.domain)).toEqual(['plain.example.com']);
+  });
+
   it('leaves out fields the service holds as null (not set), says so, and stays valid', () => {
     const unset = [remoteSite(4, 'unset.example.com', { privacy: null, email: null })];
     const { text } = exportManifest(unset, OPTIONS);
