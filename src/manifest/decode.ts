@@ -10,12 +10,21 @@ export function decodeManifest(bytes: Uint8Array, file: string): { text: string 
     return { text: decoder.decode(bytes) };
   } catch {
     const at = firstInvalidByte(bytes);
-    const lineStart = bytes.lastIndexOf(0x0a, at - 1) + 1;
+    // lastIndexOf from -1 would search from the end: the first byte starts the first line.
+    const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
     let line = 1;
     for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
-    const message = `the manifest is not valid UTF-8: byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')} here does not start or continue a UTF-8 character; save the file as UTF-8`;
+    const byte = `byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, '0')}`;
+    const message = isUtf16(bytes)
+      ? `the manifest is UTF-16 (its first bytes are a UTF-16 byte order mark, as Windows PowerShell 5's \`>\` writes), not UTF-8; save the file as UTF-8`
+      : `the manifest is not valid UTF-8: ${byte} here does not start or continue a UTF-8 character; save the file as UTF-8`;
     return { problem: { severity: 'error', file, line, column: at - lineStart + 1, field: '', message } };
   }
+}
+
+/** Whether the bytes open with a UTF-16 byte order mark (FF FE or FE FF). */
+function isUtf16(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
 }
 
 /** Continuation-byte ranges after each lead byte (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF). */

@@ -55,6 +55,28 @@ describe('bytes that are not a manifest a parser can take', () => {
     ]);
   });
 
+  it.each([
+    [
+      "UTF-16 with its byte order mark (Windows PowerShell 5's `>`)",
+      Buffer.from('\ufeffversion: 1\n', 'utf16le'),
+      /UTF-16/,
+    ],
+    ['Latin-1 from its first byte', Buffer.from('\xe9t\xe9: 1\nwebsites: []\n', 'latin1'), /byte 0xe9/],
+  ])('reports a file that is not UTF-8 from its first byte at 1:1: %s', async (_name, bytes, message) => {
+    const dir = await mkdtemp(join(tmpdir(), 'ws-utf8-'));
+    const file = join(dir, 'websites.yaml');
+    await writeFile(file, bytes);
+    const { problems } = await loadManifest(file, {});
+    expect(problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        line: 1,
+        column: 1,
+        message: expect.stringMatching(message),
+      }),
+    ]);
+  });
+
   it('reports a manifest nested thousands of levels deep at its position, not a stack overflow', () => {
     const text = `version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_ips: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`;
     const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
