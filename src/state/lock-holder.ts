@@ -56,18 +56,20 @@ export function sameProcessSpace(a: LockHolder, b: LockHolder): boolean {
   );
 }
 
-/** "websites-sync --once on host web-2 (pid 1) since 10:02:11" (the date too when not today). */
+/** "websites-sync --once on host web-2 (pid 1) since 10:02:11 UTC" (the date too when not today in UTC). */
 export function describeHolder(holder: LockHolder, now = Date.now()): string {
   return `${holder.command} on host ${holder.host} (pid ${holder.pid}) since ${shownTime(holder.since, now)}`;
 }
 
+/**
+ * In UTC, and said so: the holder is usually another machine (a CI runner, a replica) whose zone the
+ * reader does not know, and the reader's own zone would name another day.
+ */
 function shownTime(iso: string, now: number): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return 'an unknown time';
-  const two = (n: number) => String(n).padStart(2, '0');
-  const time = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
-  const day = (d: Date) => `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
-  return day(at) === day(new Date(now)) ? time : `${day(at)} ${time}`;
+  const [day, time] = at.toISOString().slice(0, 19).split('T') as [string, string];
+  return day === new Date(now).toISOString().slice(0, 10) ? `${time} UTC` : `${day} ${time} UTC`;
 }
 
 /**
