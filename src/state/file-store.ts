@@ -89,13 +89,19 @@ async function fileContents(path: string, backupPath: string): Promise<StoreCont
       `the backup file ${backupPath} has line(s) ${unreadable.join(', ')} that are not a backup; repair it first (nothing would be lost silently)`,
     );
   }
-  const state = await readStoredState(path);
-  if (state === undefined && (await exists(path))) {
+  const read = await readStoredState(path);
+  if (read === undefined && (await exists(path))) {
     throw new StateLockError(
       `the state file ${path} cannot be read (corrupt, or another version); repair it first`,
     );
   }
-  return { states: state ? [state] : [], backups: entries };
+  // A copy or a count without them would look whole: as for the backup file, nothing is lost silently.
+  if (read && read.dropped.length > 0) {
+    throw new StateLockError(
+      `the state file ${path} has entries that cannot be read (${read.dropped.join(', ')}); repair it first (nothing would be lost silently)`,
+    );
+  }
+  return { states: read ? [read.data] : [], backups: entries };
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -89,19 +89,22 @@ export function canonicalBaseUrl(url: string): string {
   }
 }
 
-/** The state a file holds, whatever account it is for; undefined when there is none it can read. */
-export async function readStoredState(path: string): Promise<Omit<StateData, 'key'> | undefined> {
+/**
+ * The state a file holds, whatever account it is for, and what of it could not be read; undefined when
+ * there is none it can read.
+ */
+export async function readStoredState(path: string): Promise<ParsedState | undefined> {
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : parseState(text)?.data;
+  return text === undefined ? undefined : parseState(text);
 }
 
-interface Parsed {
+export interface ParsedState {
   data: Omit<StateData, 'key'>;
   /** What was dropped because it could not be read ("1 protection"). */
   dropped: string[];
 }
 
-function parseState(text: string): Parsed | undefined {
+function parseState(text: string): ParsedState | undefined {
   try {
     const data = JSON.parse(text) as Partial<StateData>;
     const valid =

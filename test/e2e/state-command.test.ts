@@ -102,6 +102,26 @@ describe('websites-sync state', () => {
     expect(await readFile(target, 'utf8')).toBe(before);
   });
 
+  it('migrate and show refuse a state with entries they cannot read, naming them, rather than copy or count it in part', async () => {
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    protect: true\n',
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const source = env.WEBSITES_SYNC_STATE_FILE as string;
+    const state = JSON.parse(await readFile(source, 'utf8')) as { protected: Record<string, unknown> };
+    state.protected['5'] = { domain: 123 };
+    await writeFile(source, JSON.stringify(state));
+    const copy = join(dir, 'copy.json');
+    const migrated = await runCli(['state', 'migrate', '--to', copy], env);
+    expect(migrated.code).toBe(1);
+    expect(migrated.stderr).toContain('has entries that cannot be read (protection: 1 entry)');
+    expect(await readdir(dir)).not.toContain('copy.json');
+    const shown = await runCli(['state', 'show'], env);
+    expect(shown.code).not.toBe(0);
+    expect(shown.stderr).toContain('has entries that cannot be read (protection: 1 entry)');
+  });
+
   it('show refuses the options of migrate rather than ignore them', async () => {
     for (const option of ['--from', '--to', '--force']) {
       const args = option === '--force' ? [option] : [option, join(dir, 'other.json')];
