@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 import { Document, isMap, isScalar, isSeq, visit, type YAMLMap, type YAMLSeq } from 'yaml';
+import { declarable } from '../manifest/index.js';
 import {
   hasControls,
   PRIVACY_NAMES,
@@ -125,16 +126,42 @@ function header(options: ExportOptions, count: number): string {
   ].join('\n');
 }
 
+/** A value of a record in a comment: a list's items, each quoted and escaped as a name is. */
+function shownValues(value: unknown): string {
+  return (Array.isArray(value) ? value : [value]).map((item) => commentText(String(item))).join(', ');
+}
+
+/** A field's value as the manifest writes it, or undefined when the entry leaves it out. */
+function writtenValue(record: RemoteWebsite, field: SettingField): unknown {
+  const value = record[field];
+  // Unreturned and unset (null) fields are left out (see annotate); so are values the service would
+  // set anyway. A null written out would not validate.
+  if (value === undefined || value === null || sameValue(value, SERVICE_CREATE_DEFAULTS[field]))
+    return undefined;
+  return field === 'privacy' ? PRIVACY_NAMES[record.privacy!] : value;
+}
+
+/**
+ * The fields whose value the service holds but a manifest cannot declare (an `exclude_ips` entry
+ * `10.0.0.0/8`, stored by the web interface): written as `ignore_fields`, so the export validates and
+ * its first apply leaves them as they are rather than clear them.
+ */
+function undeclarableFields(record: RemoteWebsite): SettingField[] {
+  return SETTING_FIELDS.filter((field) => {
+    const value = writtenValue(record, field);
+    return value !== undefined && !declarable(field, value);
+  });
+}
+
 function websiteEntry(entry: ExportedEntry, variables: Record<string, string>): Record<string, unknown> {
   const { record } = entry;
   const values: Record<string, unknown> = { domain: entry.name };
+  const undeclarable = undeclarableFields(record);
   for (const field of SETTING_FIELDS) {
-    const value = record[field];
-    // Unreturned and unset (null) fields are left out (see annotate); so are values the service would
-    // set anyway. A null written out would not validate.
-    if (value === undefined || value === null || sameValue(value, SERVICE_CREATE_DEFAULTS[field])) continue;
-    values[field] = field === 'privacy' ? PRIVACY_NAMES[record.privacy!] : value;
+    const value = writtenValue(record, field);
+    if (value !== undefined && !undeclarable.includes(field)) values[field] = value;
   }
+  if (undeclarable.length > 0) values.ignore_fields = undeclarable;
   // Every value from the account reads back as itself; the password is a reference, on purpose.
   const written = manifestValue(values);
   const variable = variables[entry.name];
@@ -157,7 +184,12 @@ function annotate(
     (field) => entry.record[field] === undefined && !noted.includes(field),
   );
   const unset = SETTING_FIELDS.filter((field) => entry.record[field] === null);
+  const undeclarable = undeclarableFields(entry.record).map(
+    (field) =>
+      ` ${field} holds values a manifest cannot declare (${shownValues(entry.record[field])}):\n ignored here (ignore_fields), so websites-sync leaves them as the service holds them.`,
+  );
   const notes = [
+    ...undeclarable,
     ...(missing.length > 0 ? [unreturnedNote(missing, 'this website')] : []),
     ...(unset.length > 0
       ? [

@@ -25,6 +25,7 @@ import { parseWithPositions } from './yaml-lib.js';
 
 export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
 export { manifestSchema } from './schema.js';
+export { declarable } from './settings.js';
 
 export interface ManifestResult {
   /** Present only when no problem is an error. */

@@ -68,6 +68,11 @@ function parseSlot<K extends SettingKey>(key: K, value: unknown): Slot<SettingVa
   return { kind: 'ok', value: data as SettingValues[K] };
 }
 
+/** Whether a manifest can declare `value` for `key` as it is (export writes only what validates). */
+export function declarable(key: SettingKey, value: unknown): boolean {
+  return parseSlot(key, value).kind === 'ok';
+}
+
 export function readSettings(raw: Record<string, unknown>, cache: SlotCache = new SlotCache()): Settings {
   const read = <K extends SettingKey>(key: K) =>
     Object.hasOwn(raw, key) ? cache.read(key, raw[key]) : ABSENT;

@@ -71,6 +71,21 @@ describe('exportManifest', () => {
     ]);
   });
 
+  it('keeps values a manifest cannot declare out of it, as ignore_fields with a note: it validates, and they stay', () => {
+    const cidr = [
+      remoteSite(4, 'cidr.example.com', { exclude_ips: ['10.0.0.0/8', '192.168.1.*'], email: true }),
+    ];
+    const { text } = exportManifest(cidr, OPTIONS);
+    expect(text).toContain(
+      'exclude_ips holds values a manifest cannot declare ("10.0.0.0/8", "192.168.1.*")',
+    );
+    const parsed = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(parsed.problems).toEqual([]);
+    const [website] = parsed.desired?.websites ?? [];
+    expect(website?.ignoreFields).toEqual(['exclude_ips']);
+    expect(website?.email).toBe(true);
+  });
+
   it('says which records have no name at all (no pattern can keep them), and stays valid', () => {
     const unnamed = [remoteSite(8, ''), remoteSite(9, '   '), remoteSite(1, 'plain.example.com')];
     const { text } = exportManifest(unnamed, OPTIONS);
