@@ -12,6 +12,7 @@ import { type Env, type InterpolationFailure, interpolateDocument } from './inte
 import { issuesToFindings } from './issues.js';
 import { type Finding, formatPath, Locator } from './locate.js';
 import {
+  conversionSite,
   type PasswordSpan,
   passwordMessage,
   passwordSpans,
@@ -89,7 +90,13 @@ function conversionProblem(error: unknown, doc: Document, locator: Locator, span
   }
   // yaml refuses to expand alias bombs (billion laughs) rather than exhaust memory.
   const message = isStackOverflow(text) ? TOO_DEEP : (error as Error).message;
-  return { ...locator.locate([]), severity: 'error', field: '', message };
+  const site = conversionSite(doc, message);
+  return {
+    ...(site === undefined ? locator.locate([]) : locator.at(site)),
+    severity: 'error',
+    field: '',
+    message,
+  };
 }
 
 function rootProblem(data: unknown, file: string): Problem | undefined {

@@ -102,14 +102,20 @@ export function startsWithIndicator(text: string, span: PasswordSpan): boolean {
   return READ_AS[text[span.start] ?? ''] !== undefined;
 }
 
-/** The first alias whose anchor is not set before it, and where it starts. */
-export function unresolvedAlias(doc: Document): { name: string; offset: number } | undefined {
-  let found: { name: string; offset: number } | undefined;
+/** A merge key as the YAML library identifies one: `<<`, which it reads into a symbol of that name. */
+function isMergeKey(node: unknown): boolean {
+  if (!isScalar(node)) return false;
+  const { value } = node;
+  return value === '<<' || (typeof value === 'symbol' && value.description === '<<');
+}
+
+/** The first node, keys included, in document order that `test` accepts. */
+function firstNode(doc: Document, test: (node: unknown) => boolean): Node | undefined {
+  let found: Node | undefined;
   const walk = (node: unknown): void => {
     if (found) return;
-    if (isAlias(node)) {
-      if (!node.resolve(doc)) found = { name: node.source, offset: node.range?.[0] ?? 0 };
-    } else if (isMap(node)) {
+    if (test(node)) found = node as Node;
+    else if (isMap(node)) {
       for (const pair of node.items) {
         walk(pair.key);
         walk(pair.value);
@@ -120,4 +126,23 @@ export function unresolvedAlias(doc: Document): { name: string; offset: number }
   };
   walk(doc.contents);
   return found;
+}
+
+/** The first alias whose anchor is not set before it, and where it starts. */
+export function unresolvedAlias(doc: Document): { name: string; offset: number } | undefined {
+  const alias = firstNode(doc, (node) => isAlias(node) && !node.resolve(doc));
+  return isAlias(alias) ? { name: alias.source, offset: alias.range?.[0] ?? 0 } : undefined;
+}
+
+/**
+ * Where a conversion the YAML library refused starts: a merge key (`<<`) whose source is not a map,
+ * or the first alias of a document whose aliases expand too far (an alias bomb).
+ */
+export function conversionSite(doc: Document, message: string): number | undefined {
+  const site = /merge/i.test(message)
+    ? firstNode(doc, isMergeKey)
+    : /alias/i.test(message)
+      ? firstNode(doc, isAlias)
+      : undefined;
+  return site?.range?.[0];
 }

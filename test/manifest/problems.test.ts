@@ -343,7 +343,13 @@ const cases: Case[] = [
       'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
       'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
     ],
-    expected: error(1, 1, '', 'Excessive alias count indicates a resource exhaustion attack'),
+    // At its first alias: where the expansion starts.
+    expected: error(2, 8, '', 'Excessive alias count indicates a resource exhaustion attack'),
+  },
+  {
+    name: 'a merge key whose source is not a mapping',
+    lines: ['version: 1', 'defaults:', '  privacy: public', '  <<: [1, 2]', 'websites: []'],
+    expected: error(4, 3, '', 'Merge sources must be maps or map aliases'),
   },
   {
     name: 'an empty file',
