@@ -1,5 +1,5 @@
 import type { ApplyResult, Outcome } from '../apply/index.js';
-import { colored, shownJson } from '../model/index.js';
+import { colored, oneLine, shownJson } from '../model/index.js';
 import {
   type Block,
   bulletList,
@@ -64,7 +64,9 @@ const paintWith = (color: boolean) => (code: number, text: string) => (color ? c
 /** The apply's summary; the operations that failed or were not attempted stand out in red. */
 export function resultText(applied: ApplyResult, color = false): string {
   const paint = paintWith(color);
-  const lines = unsuccessful(applied).map((o) => paint(RED, `  ✗ ${o.action} ${o.domain}: ${whyNot(o)}`));
+  const lines = unsuccessful(applied).map((o) =>
+    paint(RED, `  ✗ ${o.action} ${oneLine(o.domain)}: ${whyNot(o)}`),
+  );
   const head = resultHead(applied);
   return `${[applied.failed > 0 ? paint(RED, head) : head, ...lines].join('\n')}\n`;
 }
@@ -72,7 +74,8 @@ export function resultText(applied: ApplyResult, color = false): string {
 /** One line per operation as it completes, while the apply runs. */
 export function outcomeLine(outcome: Outcome, color: boolean): string {
   const paint = paintWith(color);
-  const { action, domain, result, id } = outcome;
+  const { action, result, id } = outcome;
+  const domain = oneLine(outcome.domain);
   if (result === 'failed' || result === 'skipped')
     return `${paint(RED, `✗ ${action} ${domain}: ${whyNot(outcome)}`)}\n`;
   const where = id === undefined ? '' : ` (id ${id})`;

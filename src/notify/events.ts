@@ -1,5 +1,6 @@
 // What a run is worth telling someone about, as webhook events. Built from the run's outcome and plan
 // only (never from a secret), in one place for --once and the daemon.
+import { oneLine } from '../model/index.js';
 import { type Change, dueDeletes, isResendOnly, type Plan } from '../plan/index.js';
 import { trafficEvents } from './guard-events.js';
 
@@ -109,7 +110,7 @@ function warningEvents(plan: Plan): NotifyEvent[] {
   const { warnings } = plan;
   if (warnings.length === 0) return [];
   const head = warnings.length === 1 ? '1 warning' : `${warnings.length} warnings`;
-  const text = `websites-sync: ${head} in the plan:\n${warnings.map((w) => `- ${w}`).join('\n')}`;
+  const text = `websites-sync: ${head} in the plan:\n${warnings.map((w) => `- ${oneLine(w)}`).join('\n')}`;
   return [{ event: 'warnings', text, websites: [], warnings: [...warnings] }];
 }
 
@@ -134,7 +135,7 @@ function driftCorrected(succeeded: readonly Change[], plan: Plan): NotifyEvent[]
 
 /** `update a.example.com, delete b.example.com`: what was (or was not) done, for an event's text. */
 function actionsOf(changes: readonly Change[]): string {
-  return changes.map((c) => `${c.kind} ${c.domain}`).join(', ');
+  return changes.map((c) => `${c.kind} ${oneLine(c.domain)}`).join(', ');
 }
 
 /** Drift of `observe: true` websites: shown in plans and told, never applied. */
@@ -142,8 +143,8 @@ function driftObserved(observed: readonly Change[]): NotifyEvent[] {
   if (observed.length === 0) return [];
   const drifted = observed.map((c) =>
     c.kind === 'create'
-      ? `${c.domain} (missing from the account)`
-      : `${c.domain} (${c.fields.map((f) => f.field).join(', ')})`,
+      ? `${oneLine(c.domain)} (missing from the account)`
+      : `${oneLine(c.domain)} (${c.fields.map((f) => f.field).join(', ')})`,
   );
   return [
     {
@@ -159,7 +160,7 @@ function deleteEvents(facts: RunFacts): NotifyEvent[] {
   const { plan } = facts;
   const events: NotifyEvent[] = [];
   if (plan.pendingDeletes.length > 0) {
-    const pending = plan.pendingDeletes.map((p) => `${p.domain} (after ${p.due})`);
+    const pending = plan.pendingDeletes.map((p) => `${oneLine(p.domain)} (after ${p.due})`);
     events.push({
       event: 'delete_scheduled',
       text: `websites-sync will delete ${pending.length} website(s) missing from the manifest: ${pending.join(', ')}`,

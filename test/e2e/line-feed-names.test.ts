@@ -13,7 +13,8 @@ const FAKE = 'Plan: 0 to create, 0 to update, 0 to delete.';
 const NAME = `lf.example.com\n${FAKE}`;
 const SHOWN = `lf.example.com\\x0a${FAKE}`;
 /** A line of the output that is the fake one: the name broke out of its own line. */
-const brokeOut = (text: string) => text.split('\n').some((line) => line.replace(/^[\s|*>-]+/, '') === FAKE);
+const brokeOut = (text: string) =>
+  text.split('\n').some((line) => line.replace(/^[\s|*>-]+/, '').startsWith(FAKE));
 
 let simulator: Simulator;
 let dir: string;
@@ -42,6 +43,14 @@ describe('a record whose name holds a line feed', () => {
     // In Markdown the backslash is escaped too (`\\x0a`), which GitHub shows as `\x0a`.
     expect(run.stdout).toContain(`\\x0a${FAKE}`);
     expect(run.stdout).toContain('1 domain contains control characters, shown escaped.');
+  });
+
+  it('is shown on its own line, escaped, as the apply deletes it', async () => {
+    const run = await runCli(['--once', '--prune', '--force'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com']);
+    expect(brokeOut(run.stdout)).toBe(false);
+    expect(run.stdout).toMatch(/✓ delete lf\.example\.com\\x0aPlan: .* \(id \d+\): deleted/);
   });
 
   it('is exact in the JSON plan', async () => {
