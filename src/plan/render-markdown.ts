@@ -1,4 +1,4 @@
-import { formatCount, oneLineValue } from '../model/index.js';
+import { formatCount, oneLine, oneLineValue } from '../model/index.js';
 import { type Block, bulletList, type Cut, type CutList, fitBlocks, moreLine } from './markdown-fit.js';
 import { changeGuardNote, guardNotes, refusalLines } from './render-guards.js';
 import {
@@ -202,7 +202,8 @@ export function codeSpan(text: string): string {
 
 /** Free text (warnings, service messages) as literal Markdown. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
+  // On one line too: a line feed in a value from outside would end a table row or a list item.
+  return oneLine(text).replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
 }
 
 function notes(plan: Plan): Block[] {
