@@ -67,5 +67,5 @@ function timelineOf(row, startup) {
   const requests = Math.max(...arrivals) + row.latencyMs - Math.min(...arrivals);
   const after = run.endedAt - (Math.max(...arrivals) + row.latencyMs);
   const minimum = row.roundTrips * row.latencyMs;
-  return `Measured on the simulator's log: the first request left ${seconds(first)} s after the spawn (start-up is ${seconds(startup.wallMs)} s of it; the rest is the manifest of ${row.count.toLocaleString('en')} entries), the requests took ${seconds(requests)} s (${row.roundTrips} rounds × ${row.latencyMs} ms = ${seconds(minimum)} s; the rest is the CPU each answer takes, the tool's and the simulator's, on the same cores), and the plan, its output and exit ${seconds(Math.max(0, after))} s after the last answer.`;
+  return `Measured on the simulator's log: the first request left ${seconds(first)} s after the spawn (a whole run of one website, the start-up row, takes ${seconds(startup.wallMs)} s; most of the difference is the manifest of ${row.count.toLocaleString('en')} entries), the requests took ${seconds(requests)} s (${row.roundTrips} rounds × ${row.latencyMs} ms = ${seconds(minimum)} s; the rest is the CPU each answer takes, the tool's and the simulator's, on the same cores), and the plan, its output and exit ${seconds(Math.max(0, after))} s after the last answer.`;
 }
