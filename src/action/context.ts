@@ -76,7 +76,7 @@ export async function jobContext(
     eventName: ctx.eventName,
     payload: ctx.payload,
     sha: ctx.sha,
-    github: connectGitHub(inputs.githubToken, ctx.apiUrl),
+    github: connectGitHub(inputs.githubToken, ctx.apiUrl, githubTimeoutMs(config)),
     runUrl,
     workspace,
     temp,
@@ -84,4 +84,16 @@ export async function jobContext(
     stateDir: () => dirname(resolve(workspace, config(['--dry-run']).stateFile)),
     store: (branch) => ({ cwd: workspace, branch }),
   };
+}
+
+/**
+ * The `timeout` input bounds GitHub's requests too; when the inputs cannot be read (the job fails on
+ * that anyway, and may still comment), its default.
+ */
+function githubTimeoutMs(config: (flags: string[]) => Config): number {
+  try {
+    return config(['--dry-run']).timeoutMs;
+  } catch {
+    return parseConfig(['--once'], {}).timeoutMs;
+  }
 }

@@ -16,8 +16,46 @@ export const PLAN_MARKER = '<!-- websites-sync plan -->';
 export const STALE_MARKER = '<!-- websites-sync stale plan -->';
 export const DRIFT_MARKER = '<!-- websites-sync drift -->';
 
-export function connectGitHub(token: string, apiUrl: string): GitHub {
-  return getOctokit(token, { baseUrl: apiUrl });
+/** The most pages of a list read (100 items each): a list that never ends is an error, not a hang. */
+export const MAX_PAGES = 100;
+
+/**
+ * Octokit as the toolkit sets it up (its proxy support included), each request bounded by `timeoutMs`
+ * (the `timeout` input, as for the service's): an API that accepts and never answers fails the job
+ * with a message, not after the runner's six hours.
+ */
+export function connectGitHub(token: string, apiUrl: string, timeoutMs: number): GitHub {
+  const github = getOctokit(token, { baseUrl: apiUrl });
+  github.hook.wrap('request', async (request, options) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    // In place: the hooks within this one were bound to this very object (before-after-hook).
+    options.request = { ...options.request, signal };
+    try {
+      return await request(options);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      // A route's `{owner}` filled in, a next page's URL without its origin and query.
+      const url = String(options.url).replace(/\{(\w+)\}/g, (name, key: string) =>
+        String(options[key] ?? name),
+      );
+      const path = new URL(url, 'http://github.invalid').pathname;
+      throw new Error(`GitHub did not answer ${options.method} ${path} within ${timeoutMs / 1000} s`);
+    }
+  });
+  return github;
+}
+
+/** Every item of a paginated list, at most MAX_PAGES pages: a next link that never ends is refused. */
+async function allPages<T>(pages: AsyncIterable<{ data: T[] }>, what: string): Promise<T[]> {
+  const items: T[] = [];
+  let count = 0;
+  for await (const page of pages) {
+    if (++count > MAX_PAGES) {
+      throw new Error(`GitHub listed ${what} in more than ${MAX_PAGES} pages of 100; stopped reading`);
+    }
+    items.push(...page.data);
+  }
+  return items;
 }
 
 /** Edits the comment that carries `marker` on issue or pull request `number`, or writes it. */
@@ -28,12 +66,15 @@ export async function upsertComment(
   body: string,
 ): Promise<{ id: number; created: boolean; url: string }> {
   const { owner, repo, number } = where;
-  const comments = await github.paginate(github.rest.issues.listComments, {
-    owner,
-    repo,
-    issue_number: number,
-    per_page: 100,
-  });
+  const comments = await allPages(
+    github.paginate.iterator(github.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: number,
+      per_page: 100,
+    }),
+    `the comments of #${number}`,
+  );
   // The marker opens the body, and anyone can write it: only a comment of a bot (the token's, whichever
   // app it is) or of someone with write access is edited. Editing a contributor's would put the plan
   // under their name, and they could then edit it into another plan. A bot's is preferred.
@@ -85,12 +126,15 @@ export async function findDriftIssue(
   where: Repo,
   label: string,
 ): Promise<DriftIssue | undefined> {
-  const issues = await github.paginate(github.rest.issues.listForRepo, {
-    ...where,
-    labels: label,
-    state: 'open',
-    per_page: 100,
-  });
+  const issues = await allPages(
+    github.paginate.iterator(github.rest.issues.listForRepo, {
+      ...where,
+      labels: label,
+      state: 'open',
+      per_page: 100,
+    }),
+    `the open issues labelled ${label}`,
+  );
   // As for the plan comment: an issue template can label anyone's issue, so its author counts too.
   const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER) && mayCarryPlan(i));
   return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;

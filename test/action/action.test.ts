@@ -207,6 +207,28 @@ describe('plan: one living comment per pull request', () => {
 });
 
 describe('failures: said where people look, without a stack trace or a secret', () => {
+  it('a GitHub API that accepts and never answers: the job fails within the timeout input, saying which call', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    github.faults.hang = /^GET \/repos\/acme\/sites\/issues\/7\/comments$/;
+    const run = await planOn(7, head, { timeout: '1s' });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('GitHub did not answer GET /repos/acme/sites/issues/7/comments within 1 s');
+    expectNoSecret(run);
+  });
+
+  it('a list GitHub pages without end: read up to 100 pages, then the job fails saying so', async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    github.faults.endlessPages = true;
+    const run = await planOn(7, head);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'GitHub listed the comments of #7 in more than 100 pages of 100; stopped reading',
+    );
+    expect(github.calls.filter((c) => c.path.includes('/issues/7/comments')).length).toBe(101);
+  });
+
   it('an invalid manifest: the comment says which line, the job fails', async () => {
     git(runner.workspace, 'checkout', '-q', '-b', 'broken');
     const head = commitManifest(runner.workspace, `${MAIN}  - domain: [oops\n`, 'broken');

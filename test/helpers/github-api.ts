@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 // and response shapes GitHub documents (docs.github.com/rest): issue comments (list, create, update),
 // issues (list by label and state, create, update), and the pull requests of a commit. It checks the
 // token, refuses a body over 65,536 characters as GitHub does (422), pages lists with a Link header, and
-// records every request for the tests' assertions.
+// records every request for the tests' assertions; `faults` make it hang or page without end.
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -68,6 +68,11 @@ export interface FakeGitHub {
   readonly pullsOfCommit: Map<string, PullRequest[]>;
   /** The time new objects are stamped with. */
   now: Date;
+  /**
+   * Faults: requests whose `METHOD /path` matches `hang` are read and never answered; with
+   * `endlessPages`, every page of a list links to a next one.
+   */
+  faults: { hang?: RegExp; endlessPages?: boolean };
   close(): Promise<void>;
 }
 
@@ -89,6 +94,7 @@ export async function startFakeGitHub(options: {
     issues: [] as Issue[],
     pullsOfCommit: new Map<string, PullRequest[]>(),
     now: new Date('2026-11-26T09:00:00Z'),
+    faults: {} as FakeGitHub['faults'],
   };
   const web = `https://github.com/${owner}/${repo}`;
   const routes: Array<
@@ -211,6 +217,7 @@ export async function startFakeGitHub(options: {
     const url = new URL(req.url ?? '/', state.url);
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     state.calls.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, body });
+    if (state.faults.hang?.test(`${req.method} ${url.pathname}`)) return;
     const answer = route(req, url, body);
     const headers: Record<string, string> = {
       'content-type': 'application/json; charset=utf-8',
@@ -247,7 +254,11 @@ export async function startFakeGitHub(options: {
     const page = Number(url.searchParams.get('page') ?? 1);
     const last = Math.max(1, Math.ceil(items.length / perPage));
     const headers: Record<string, string> = {};
-    if (page < last) {
+    if (state.faults.endlessPages) {
+      const next = new URL(url);
+      next.searchParams.set('page', String(page + 1));
+      headers.link = `<${next}>; rel="next"`;
+    } else if (page < last) {
       const next = new URL(url);
       next.searchParams.set('page', String(page + 1));
       const end = new URL(url);
@@ -269,7 +280,12 @@ export async function startFakeGitHub(options: {
     set now(value: Date) {
       state.now = value;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A request left hanging (faults.hang) would keep the server open.
+        server.closeAllConnections();
+      }),
   } as FakeGitHub;
 }
 
