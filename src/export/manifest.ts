@@ -146,11 +146,19 @@ function writtenValue(record: RemoteWebsite, field: SettingField): unknown {
  * `10.0.0.0/8`, stored by the web interface): written as `ignore_fields`, so the export validates and
  * its first apply leaves them as they are rather than clear them.
  */
+/** Asked once per record: its entry and its comment both need it. */
+const undeclarableOf = new WeakMap<RemoteWebsite, SettingField[]>();
+
 function undeclarableFields(record: RemoteWebsite): SettingField[] {
-  return SETTING_FIELDS.filter((field) => {
-    const value = writtenValue(record, field);
-    return value !== undefined && !declarable(field, value);
-  });
+  let fields = undeclarableOf.get(record);
+  if (fields === undefined) {
+    fields = SETTING_FIELDS.filter((field) => {
+      const value = writtenValue(record, field);
+      return value !== undefined && !declarable(field, value);
+    });
+    undeclarableOf.set(record, fields);
+  }
+  return fields;
 }
 
 function websiteEntry(entry: ExportedEntry, variables: Record<string, string>): Record<string, unknown> {
