@@ -1,3 +1,4 @@
+import { isPostgresUrl, urlPasswords } from '../state/index.js';
 import { UsageError } from './errors.js';
 
 // The state command's words, and the rule that keeps a database password off the command line.
@@ -14,16 +15,20 @@ export function stateAction(positionals: string[]): 'show' | 'migrate' {
 export function refuseUrlPassword(values: Record<string, unknown>, sources: Record<string, string>): void {
   for (const name of ['state', 'from', 'to'] as const) {
     const text = values[name];
-    if (typeof text !== 'string' || !sources[name]?.startsWith('-') || !/^postgres(ql)?:\/\//i.test(text))
-      continue;
-    let password = '';
-    try {
-      password = new URL(text).password;
-    } catch {}
-    if (password !== '') {
+    if (typeof text !== 'string' || !sources[name]?.startsWith('-')) continue;
+    // Before the host or as a `password` parameter: node-postgres takes either.
+    if (isPostgresUrl(text) && passwordsOf(text).length > 0) {
       throw new UsageError(
         `${sources[name]}: a URL with a password is never accepted on the command line (it would show in \`ps\` and shell history); set WEBSITES_SYNC_STATE, or put the URL in a file named by --state-url-file (WEBSITES_SYNC_STATE_URL_FILE)`,
       );
     }
+  }
+}
+
+function passwordsOf(text: string): string[] {
+  try {
+    return urlPasswords(new URL(text.trim()));
+  } catch {
+    return [];
   }
 }

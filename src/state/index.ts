@@ -41,6 +41,7 @@ export {
   type StateLocationOptions,
   shownLocation,
   stateSecrets,
+  urlPasswords,
 } from './open.js';
 export {
   notRegular,

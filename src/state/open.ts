@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { openFileStore } from './file-store.js';
-import { isPostgresUrl, parsePostgresUrl } from './postgres/location.js';
+import { isPostgresUrl, parsePostgresUrl, urlPasswords } from './postgres/location.js';
 import type { StateStore } from './store-types.js';
 
 // Where the state lives is chosen here, once, at start-up: a path is the file backend (the default), a
@@ -42,11 +42,12 @@ export async function openStateStore(options: StateLocationOptions): Promise<Sta
 }
 
 /** What of a location is secret (a URL's password), for the Redactor; nothing for a path. */
+export { urlPasswords };
+
 export function stateSecrets(location: string): string[] {
   if (!isPostgresUrl(location)) return [];
   try {
-    const { password, passwordAsWritten } = parsePostgresUrl(location);
-    return [password, passwordAsWritten].filter((secret) => secret !== '');
+    return parsePostgresUrl(location).secrets;
   } catch {
     return [];
   }

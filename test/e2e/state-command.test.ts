@@ -78,6 +78,27 @@ describe('websites-sync state', () => {
     }
   });
 
+  it('a password in a `password` parameter: refused on the command line, never shown when it comes from the environment', async () => {
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const url = `postgres://u@127.0.0.1:${port}/db?password=S3cr%23t%2Fpw`;
+    try {
+      const flag = await runCli(['state', 'show', '--state', url], env);
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toContain('a URL with a password is never accepted on the command line');
+      const fromEnv = await runCli(['state', 'show'], { ...env, WEBSITES_SYNC_STATE: url });
+      expect(fromEnv.code).toBe(1);
+      expect(fromEnv.stderr).toContain(`PostgreSQL at postgres://127.0.0.1:${port}/db?schema=websites_sync`);
+      for (const run of [flag, fromEnv]) {
+        for (const secret of ['S3cr#t/pw', 'S3cr%23t%2Fpw'])
+          expect(run.stdout + run.stderr).not.toContain(secret);
+      }
+    } finally {
+      server.close();
+    }
+  });
+
   it('a --state naming a directory is refused under the name it was given by', async () => {
     const run = await runCli(['state', 'show', '--state', dir], env);
     expect(run.code).toBe(1);

@@ -17,6 +17,17 @@ describe('a PostgreSQL state URL', () => {
     expect(parsePostgresUrl('postgresql://db/ops').schema).toBe('websites_sync');
   });
 
+  it('a password given as a `password` parameter (node-postgres takes it) is a secret too, never shown', () => {
+    const url = 'postgres://admin@127.0.0.1:55432/postgres?password=S3cr%23t%2Fpw&sslmode=disable&schema=rv1';
+    expect(shownLocation(url)).toBe('postgres://127.0.0.1:55432/postgres?sslmode=disable&schema=rv1');
+    expect(stateSecrets(url).sort()).toEqual(['S3cr#t/pw', 'S3cr%23t%2Fpw']);
+  });
+
+  it('a password that is not valid percent-encoding (`50%off`) is a secret as written, not an internal error', () => {
+    expect(stateSecrets('postgres://u:50%off@db/ops')).toEqual(['50%off']);
+    expect(shownLocation('postgres://u:50%off@db/ops')).toBe('postgres://db/ops?schema=websites_sync');
+  });
+
   it.each([
     ['Team', 'upper case'],
     ['a-b', 'a dash'],

@@ -13,10 +13,40 @@ export interface PostgresLocation {
   schema: string;
   /** Fit to print: no user, no password. */
   shown: string;
-  /** The password, for the Redactor (empty when there is none in the URL). */
-  password: string;
-  /** As written in the URL (percent-encoded), for the Redactor too. */
-  passwordAsWritten: string;
+  /**
+   * Every password the URL holds, as decoded and as written (percent-encoded), for the Redactor: the
+   * one before the host and a `password` parameter, which node-postgres takes too.
+   */
+  secrets: string[];
+}
+
+/** The query parameters node-postgres reads as a secret: never shown, never on a command line. */
+const SECRET_PARAMETERS = ['password'];
+
+/** The passwords of a postgres:// URL, as decoded and as written; empty when it holds none. */
+export function urlPasswords(url: URL): string[] {
+  const raw = url.search
+    .slice(1)
+    .split('&')
+    .flatMap((pair) =>
+      SECRET_PARAMETERS.filter((name) => pair.startsWith(`${name}=`)).map((name) =>
+        pair.slice(name.length + 1),
+      ),
+    );
+  const decoded = [
+    decodedOrAsIs(url.password),
+    ...SECRET_PARAMETERS.flatMap((name) => url.searchParams.getAll(name)),
+  ];
+  return [...new Set([...decoded, url.password, ...raw])].filter((secret) => secret !== '');
+}
+
+/** Not valid percent-encoding (`50%off`): node-postgres takes it as it is. */
+function decodedOrAsIs(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export function isPostgresUrl(text: string): boolean {
@@ -41,15 +71,16 @@ export function parsePostgresUrl(text: string, name = '--state'): PostgresLocati
       `${name}: schema "${schema}" is not allowed; use lower-case letters, digits and _ (at most 63), starting with a letter or _`,
     );
   }
+  const secrets = urlPasswords(url);
   url.searchParams.delete('schema');
-  const password = decodeURIComponent(url.password);
-  const shown = shownUrl(url.href);
+  const printable = new URL(url.href);
+  for (const name of SECRET_PARAMETERS) printable.searchParams.delete(name);
+  const shown = shownUrl(printable.href);
   return {
     connectionString: url.href,
     schema,
-    shown: `${shown}${url.search ? '&' : '?'}schema=${schema}`,
-    password,
-    passwordAsWritten: url.password,
+    shown: `${shown}${printable.search ? '&' : '?'}schema=${schema}`,
+    secrets,
   };
 }
 
