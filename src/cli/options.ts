@@ -208,10 +208,10 @@ export const OPTION_TABLE = {
   timeout: {
     type: 'string',
     arg: 'DURATION',
-    help: "each attempt's whole answer: connect, headers and body, 100ms-10m",
+    help: "each attempt's whole answer: connect, headers and body, 100ms-10m; each query of a PostgreSQL state too",
     default: '30s',
     read: duration('--timeout'),
-    commands: CONNECTS,
+    commands: [...CONNECTS, 'state'],
   },
   'rate-window': {
     type: 'string',

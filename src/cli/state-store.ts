@@ -60,5 +60,7 @@ export async function openStoreFromConfig(
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    // The service's bound on an answer bounds each PostgreSQL query too.
+    ...(typeof config.timeoutMs === 'number' ? { queryTimeoutMs: config.timeoutMs } : {}),
   });
 }

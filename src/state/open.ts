@@ -20,6 +20,8 @@ export interface StateLocationOptions {
   source?: string;
   /** PostgreSQL: a standby's tries and a leader's heartbeat. */
   heartbeatMs?: number;
+  /** PostgreSQL: each query's answer (`--timeout`). */
+  queryTimeoutMs?: number;
 }
 
 export async function openStateStore(options: StateLocationOptions): Promise<StateStore> {
@@ -38,6 +40,7 @@ export async function openStateStore(options: StateLocationOptions): Promise<Sta
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
   });
 }
 

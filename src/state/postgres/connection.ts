@@ -19,19 +19,37 @@ export interface Connection {
 
 /** Bounded: an unreachable server is an error within this time, not a hang. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** A query's answer, by default (`--timeout` sets it, as for the service's answers). */
+export const QUERY_TIMEOUT_MS = 30_000;
+/** Server side, a statement waiting for a lock another session holds on the tool's tables. */
+const LOCK_TIMEOUT_MS = 10_000;
 
 /** node-postgres, loaded only when a PostgreSQL state is used: a file state's start-up does not pay. */
 async function clientClass(): Promise<typeof Client> {
   return (await import('pg')).default.Client;
 }
 
-export async function connect(location: PostgresLocation, applicationName: string): Promise<Connection> {
+/**
+ * Every wait is bounded: the connection (CONNECT_TIMEOUT_MS), each query's answer (`queryTimeoutMs`,
+ * client side: a server that accepted and went silent), a statement behind another session's lock
+ * (server side). A query left unanswered ends the connection: the lock it held is then released by the
+ * server, and `lost` says so to the run, which starts nothing more.
+ */
+export async function connect(
+  location: PostgresLocation,
+  applicationName: string,
+  queryTimeoutMs = QUERY_TIMEOUT_MS,
+): Promise<Connection> {
   const Pg = await clientClass();
   const config: ClientConfig = {
     connectionString: location.connectionString,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: applicationName,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    lock_timeout: Math.min(LOCK_TIMEOUT_MS, queryTimeoutMs),
   };
   const client = new Pg(config);
   const lostController = new AbortController();
@@ -41,6 +59,15 @@ export async function connect(location: PostgresLocation, applicationName: strin
   };
   client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
   client.on('end', () => lose(`the connection to ${location.shown} ended`));
+  boundQueries(
+    client,
+    (message) => {
+      lose(message);
+      client.connection.stream.destroy();
+    },
+    location,
+    queryTimeoutMs,
+  );
   await client.connect().catch((error: unknown) => {
     throw explainConnectError(error, location, true);
   });
@@ -56,8 +83,45 @@ export async function connect(location: PostgresLocation, applicationName: strin
     },
     close: async () => {
       closing = true;
+      // A server that stopped answering never closes its side: the socket is destroyed after a while.
+      const destroy = setTimeout(() => client.connection.stream.destroy(), 1_000);
+      destroy.unref();
       await client.end().catch(() => {});
+      clearTimeout(destroy);
     },
+  };
+}
+
+/**
+ * Each query's failure in the operator's terms when it is one of the bounds: no answer within the
+ * timeout (then `unanswered` ends the connection), or the server's own timeouts. Other errors stay as
+ * they are (their codes are read by the callers).
+ */
+function boundQueries(
+  client: Client,
+  unanswered: (message: string) => void,
+  location: PostgresLocation,
+  timeoutMs: number,
+): void {
+  // node-postgres's query() has many overloads; every one the store uses returns a promise.
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      const { code, message } = error as { code?: string; message?: string };
+      if (message === 'Query read timeout') {
+        const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
+        unanswered(text);
+        throw new StateLockError(text);
+      }
+      if (code === '57014' || code === '55P03') {
+        throw new StateLockError(
+          `PostgreSQL at ${location.shown}: ${message} (another session holds the tool's tables, or the server is overloaded); nothing more is written`,
+        );
+      }
+      throw error;
+    });
   };
 }
 
@@ -89,7 +153,8 @@ export function explainConnectError(error: unknown, location: PostgresLocation, 
         `PostgreSQL at ${where}: missing privileges (${text}); the user needs CREATE on the database (or the schema created for it) and to own the tool's tables; nothing was changed`,
       );
     default:
-      if (/timeout/i.test(text)) {
+      // Only while connecting is a timeout the connection's own (a statement's is explained apart).
+      if (connecting && /timeout/i.test(text)) {
         return new StateLockError(
           `cannot reach PostgreSQL at ${where} (no answer within ${CONNECT_TIMEOUT_MS / 1000}s); nothing was changed`,
         );

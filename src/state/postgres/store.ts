@@ -51,6 +51,8 @@ export interface PostgresStoreOptions {
   pollMs?: number;
   /** A leader's heartbeat on its connection; default 5 s. */
   heartbeatMs?: number;
+  /** Each query's answer (`--timeout`); default QUERY_TIMEOUT_MS. */
+  queryTimeoutMs?: number;
 }
 
 const NONE = { ids: [], domains: [], unknown: false, files: [] };
@@ -80,7 +82,7 @@ class PostgresStore implements StateStore {
   }
 
   #open(): Promise<Connection> {
-    return connect(this.#location, 'websites-sync');
+    return connect(this.#location, 'websites-sync', this.#options.queryTimeoutMs);
   }
 
   async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
