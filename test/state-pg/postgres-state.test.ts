@@ -1,9 +1,10 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { connect as connectTcp, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 // The PostgreSQL state from the built CLI, against a real server (a throwaway cluster, or
@@ -62,6 +63,53 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       expect(await readdir(dir)).toEqual(['websites.yaml']);
       for (const out of [first, again]) expect(out.stdout + out.stderr).not.toContain(db.password);
     });
+
+    it('a run whose connection goes silent while it holds the lock (a partition): it stops within two heartbeats, writing nothing more', async () => {
+      // A proxy before the server: going quiet, it ends its side towards the server (which releases the
+      // lock at once, as it would after its keepalives) and leaves the run's side open and silent.
+      const target = new URL(db.url);
+      const pairs: Array<{ client: Socket; server: Socket }> = [];
+      let quiet = false;
+      const proxy = createServer((client) => {
+        const server = connectTcp(Number(target.port), target.hostname);
+        client.on('error', () => {});
+        server.on('error', () => {});
+        client.on('data', (data) => quiet || server.write(data));
+        server.on('data', (data) => quiet || client.write(data));
+        pairs.push({ client, server });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const { port } = proxy.address() as { port: number };
+      const many = Array.from({ length: 60 }, (_, i) => `p${i}.example.com`);
+      await writeFile(join(dir, 'websites.yaml'), manifest(many));
+      simulator.setFaults({ latencyMs: 250 });
+      const run = startCli(['--once', '--concurrency', '1'], {
+        ...env,
+        WEBSITES_SYNC_STATE: db.stateUrl(schema).replace(`:${target.port}/`, `:${port}/`),
+      });
+      try {
+        while (creates(simulator).length < 3) await new Promise((next) => setTimeout(next, 50));
+        quiet = true;
+        for (const pair of pairs) pair.server.destroy();
+        const quietAt = Date.now();
+        const ended = await run.done;
+        // Two heartbeats of 5 s (the second finds the first check unanswered), then the operation in
+        // flight and the exit.
+        expect(Date.now() - quietAt).toBeLessThan(20_000);
+        expect(ended.code).not.toBe(0);
+        expect(ended.stderr).toContain('the lock');
+        expect(ended.stderr).not.toContain(db.password);
+        // Stopped part-way: the rest is left to the next run, which takes the lock now.
+        expect(creates(simulator).length).toBeLessThan(many.length);
+        const next = await runCli(['--once'], env);
+        expect(next.code, next.stderr).toBe(0);
+        expect(new Set(simulator.listWebsites().map((w) => w.domain))).toEqual(new Set(many));
+      } finally {
+        run.child.kill('SIGKILL');
+        for (const pair of pairs) pair.client.destroy();
+        proxy.close();
+      }
+    }, 40_000);
 
     it('two --once runs racing on one account: one waits for the other, and every website is created once', async () => {
       simulator.setFaults({ latencyMs: 30 });

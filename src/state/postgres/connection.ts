@@ -14,6 +14,12 @@ export interface Connection {
   lost: AbortSignal;
   /** Throws when the connection is lost: nothing is written after. */
   checkHeld(): void;
+  /** Whether a query is waiting for its answer (which its own timeout bounds). */
+  busy(): boolean;
+  /** The server's process of this session, as pg_locks names it. */
+  backendPid: number;
+  /** Ends the connection under its client, saying why: `lost` fires with that reason. */
+  drop(reason: string): void;
   close(): Promise<void>;
 }
 
@@ -59,7 +65,7 @@ export async function connect(
   };
   client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
   client.on('end', () => lose(`the connection to ${location.shown} ended`));
-  boundQueries(
+  const inFlight = boundQueries(
     client,
     (message) => {
       lose(message);
@@ -75,11 +81,18 @@ export async function connect(
   await client.query(
     'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3',
   );
+  const backend = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   return {
     client,
     lost: lostController.signal,
     checkHeld: () => {
       if (lostController.signal.aborted) throw lostController.signal.reason as Error;
+    },
+    busy: () => inFlight.count > 0,
+    backendPid: backend.rows[0]?.pid ?? 0,
+    drop: (reason) => {
+      lose(reason);
+      client.connection.stream.destroy();
     },
     close: async () => {
       closing = true;
@@ -102,27 +115,32 @@ function boundQueries(
   unanswered: (message: string) => void,
   location: PostgresLocation,
   timeoutMs: number,
-): void {
+): { count: number } {
+  const inFlight = { count: 0 };
   // node-postgres's query() has many overloads; every one the store uses returns a promise.
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const result = query(...args);
     if (!(result instanceof Promise)) return result;
-    return result.catch((error: unknown) => {
-      const { code, message } = error as { code?: string; message?: string };
-      if (message === 'Query read timeout') {
-        const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
-        unanswered(text);
-        throw new StateLockError(text);
-      }
-      if (code === '57014' || code === '55P03') {
-        throw new StateLockError(
-          `PostgreSQL at ${location.shown}: ${message} (another session holds the tool's tables, or the server is overloaded); nothing more is written`,
-        );
-      }
-      throw error;
-    });
+    inFlight.count++;
+    return result
+      .finally(() => inFlight.count--)
+      .catch((error: unknown) => {
+        const { code, message } = error as { code?: string; message?: string };
+        if (message === 'Query read timeout') {
+          const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
+          unanswered(text);
+          throw new StateLockError(text);
+        }
+        if (code === '57014' || code === '55P03') {
+          throw new StateLockError(
+            `PostgreSQL at ${location.shown}: ${message} (another session holds the tool's tables, or the server is overloaded); nothing more is written`,
+          );
+        }
+        throw error;
+      });
   };
+  return inFlight;
 }
 
 /** What went wrong, in the operator's terms; the URL is shown without its password. */
@@ -229,36 +247,4 @@ export async function readHolders(
     [account ?? null],
   );
   return rows.rows.map((row) => ({ ...row, since: new Date(row.since).toISOString() }));
-}
-
-/**
- * A leader asks the server every `everyMs`; no answer within that time (a network gone quiet) counts as
- * lost: the connection is dropped, so the leader stops before the server (about 25 s later) lets a
- * standby take over.
- */
-export function startHeartbeat(connection: Connection, everyMs: number): () => void {
-  const timer = setInterval(() => {
-    if (connection.lost.aborted) return;
-    let answered = false;
-    const silent = setTimeout(() => {
-      if (!answered) destroy(connection);
-    }, everyMs);
-    silent.unref();
-    connection.client.query('SELECT 1').then(
-      () => {
-        answered = true;
-        clearTimeout(silent);
-      },
-      () => destroy(connection),
-    );
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
-function destroy(connection: Connection): void {
-  // The socket is closed under the client: it emits 'end', and `lost` is aborted.
-  (
-    connection.client as unknown as { connection: { stream: { destroy(): void } } }
-  ).connection.stream.destroy();
 }

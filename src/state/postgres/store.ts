@@ -20,9 +20,9 @@ import {
   type LockKey,
   readHolders,
   releaseAdvisoryLock,
-  startHeartbeat,
   tryAdvisoryLock,
 } from './connection.js';
+import { startHeartbeat } from './heartbeat.js';
 import type { PostgresLocation } from './location.js';
 import { migrate } from './migrations.js';
 import {
@@ -177,7 +177,16 @@ class PostgresStore implements StateStore {
       await connection.close();
       throw error;
     }
+    // As a leader's: a connection that goes silent while the run holds the lock (a partition, a
+    // failover) is found within two heartbeats and ended, and the run starts nothing more.
+    const stopHeartbeat = startHeartbeat(
+      connection,
+      this.#options.heartbeatMs ?? 5_000,
+      () => this.#open(),
+      this.shown,
+    );
     return this.#session(connection, async () => {
+      stopHeartbeat();
       await releaseAdvisoryLock(connection, this.#key('run')).catch(() => {});
       await connection.close();
     });
@@ -189,7 +198,12 @@ class PostgresStore implements StateStore {
       await connection.close();
       return undefined;
     }
-    const stopHeartbeat = startHeartbeat(connection, this.#options.heartbeatMs ?? 5_000);
+    const stopHeartbeat = startHeartbeat(
+      connection,
+      this.#options.heartbeatMs ?? 5_000,
+      () => this.#open(),
+      this.shown,
+    );
     return {
       lost: connection.lost,
       read: (given) => this.#read(connection, given),
