@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from 'pino';
 import { readContent } from './content.js';
@@ -157,7 +157,7 @@ export class ManifestWatcher {
   }
 
   #poke(event: string, path: string | undefined): void {
-    if (this.#closed) return;
+    if (this.#closed || !this.#concerns(path)) return;
     this.#options.logger.trace({ stage: 'watch', event, path }, 'file event');
     if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
     this.#debounce = this.#timers.setTimeout(() => {
@@ -165,6 +165,25 @@ export class ManifestWatcher {
       // Checks run one after another, so two of them never both report the same change.
       this.#checking = this.#checking.then(() => this.#check());
     }, this.#options.debounceMs);
+  }
+
+  /**
+   * Whether an event in the manifest's directory may be a change of the manifest: its own name (an
+   * edit, an editor's rename over it) or a name starting with `..` (a Kubernetes ConfigMap's `..data`
+   * swap), the directory itself; an event without a name, to be safe. Any other file there is not looked at: a log written
+   * beside the manifest would otherwise wake the watcher with every line, and log that it woke.
+   */
+  #concerns(path: string | undefined): boolean {
+    if (path === undefined || path === '') return true;
+    const name = basename(path);
+    const directory = dirname(this.#file);
+    // The directory itself too (removed, recreated), by its name as a raw event gives it.
+    return (
+      name === basename(this.#file) ||
+      name.startsWith('..') ||
+      resolve(path) === directory ||
+      name === basename(directory)
+    );
   }
 
   async #check(): Promise<void> {

@@ -60,7 +60,8 @@ export interface Fixture {
   maxConcurrent: number;
   /**
    * Resolves once every file event so far has been looked at and the runs it caused are over: a marker
-   * file is written beside the manifest, and the watcher reports events in order.
+   * file is written beside the manifest, and the watcher reports events in order. Its name starts with
+   * `..`, as a ConfigMap's internals do: the watcher looks at those (and the manifest's name) only.
    */
   settle(): Promise<void>;
   /** Resolves once `condition` holds, re-checked after every log line and run; rejects after `timeoutMs`. */
@@ -192,7 +193,7 @@ function trackRuns(daemon: Daemon, events: EventEmitter) {
 let markers = 0;
 
 async function settle(f: Pick<Fixture, 'logs' | 'handle' | 'until'> & { dir: string }): Promise<void> {
-  const marker = `.settle-${++markers}`;
+  const marker = `..settle-${++markers}`;
   const from = f.logs.length;
   await writeFile(join(f.dir, marker), '');
   const after = (index: number, match: (line: LogLine) => boolean) =>

@@ -1,5 +1,5 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type Fixture,
@@ -27,6 +27,21 @@ async function expectNothingElseRan(f: Fixture, run: number): Promise<void> {
 }
 
 describe('daemon: watching the manifest', () => {
+  it('does not look at other files beside the manifest: a log written there cannot feed on its own lines', async () => {
+    const f = await startFixture({ manifest: manifestText(BEFORE) });
+    fixture = f;
+    await f.runAfter(0);
+    await f.settle();
+    const looksBefore = f.logs.filter((l) => l.msg === 'looking at the manifest').length;
+    for (let i = 0; i < 20; i++)
+      await writeFile(join(dirname(f.file), 'daemon.log'), `line ${i}\n`, { flag: 'a' });
+    await f.settle();
+    expect(f.logs.filter((l) => l.msg === 'file event' && String(l.path).endsWith('daemon.log'))).toEqual([]);
+    // The settle marker's own look, and none for the log.
+    expect(f.logs.filter((l) => l.msg === 'looking at the manifest').length).toBe(looksBefore + 1);
+    expect(f.runs).toHaveLength(1);
+  });
+
   it('keeps watching after the manifest directory is deleted and recreated', async () => {
     const f = await startFixture({ manifest: manifestText(BEFORE) });
     fixture = f;
