@@ -14,8 +14,6 @@ export interface Connection {
   lost: AbortSignal;
   /** Throws when the connection is lost: nothing is written after. */
   checkHeld(): void;
-  /** Whether a query is waiting for its answer (which its own timeout bounds). */
-  busy(): boolean;
   /** The server's process of this session, as pg_locks names it. */
   backendPid: number;
   /** Ends the connection under its client, saying why: `lost` fires with that reason. */
@@ -65,7 +63,7 @@ export async function connect(
   };
   client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
   client.on('end', () => lose(`the connection to ${location.shown} ended`));
-  const inFlight = boundQueries(
+  boundQueries(
     client,
     (message) => {
       lose(message);
@@ -88,7 +86,6 @@ export async function connect(
     checkHeld: () => {
       if (lostController.signal.aborted) throw lostController.signal.reason as Error;
     },
-    busy: () => inFlight.count > 0,
     backendPid: backend.rows[0]?.pid ?? 0,
     drop: (reason) => {
       lose(reason);
@@ -115,32 +112,27 @@ function boundQueries(
   unanswered: (message: string) => void,
   location: PostgresLocation,
   timeoutMs: number,
-): { count: number } {
-  const inFlight = { count: 0 };
+): void {
   // node-postgres's query() has many overloads; every one the store uses returns a promise.
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const result = query(...args);
     if (!(result instanceof Promise)) return result;
-    inFlight.count++;
-    return result
-      .finally(() => inFlight.count--)
-      .catch((error: unknown) => {
-        const { code, message } = error as { code?: string; message?: string };
-        if (message === 'Query read timeout') {
-          const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
-          unanswered(text);
-          throw new StateLockError(text);
-        }
-        if (code === '57014' || code === '55P03') {
-          throw new StateLockError(
-            `PostgreSQL at ${location.shown}: ${message} (another session holds the tool's tables, or the server is overloaded); nothing more is written`,
-          );
-        }
-        throw error;
-      });
+    return result.catch((error: unknown) => {
+      const { code, message } = error as { code?: string; message?: string };
+      if (message === 'Query read timeout') {
+        const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
+        unanswered(text);
+        throw new StateLockError(text);
+      }
+      if (code === '57014' || code === '55P03') {
+        throw new StateLockError(
+          `PostgreSQL at ${location.shown}: ${message} (another session holds the tool's tables, or the server is overloaded); nothing more is written`,
+        );
+      }
+      throw error;
+    });
   };
-  return inFlight;
 }
 
 /** What went wrong, in the operator's terms; the URL is shown without its password. */
