@@ -46,14 +46,18 @@ export function connectGitHub(token: string, apiUrl: string, timeoutMs: number):
 }
 
 /** Every item of a paginated list, at most MAX_PAGES pages: a next link that never ends is refused. */
-async function allPages<T>(pages: AsyncIterable<{ data: T[] }>, what: string): Promise<T[]> {
+async function allPages<T>(
+  pages: AsyncIterable<{ data: T[]; headers: { link?: string } }>,
+  what: string,
+): Promise<T[]> {
   const items: T[] = [];
   let count = 0;
   for await (const page of pages) {
-    if (++count > MAX_PAGES) {
+    items.push(...page.data);
+    // The last page read says whether there is another: refused without asking for it.
+    if (++count >= MAX_PAGES && /rel="next"/.test(page.headers.link ?? '')) {
       throw new Error(`GitHub listed ${what} in more than ${MAX_PAGES} pages of 100; stopped reading`);
     }
-    items.push(...page.data);
   }
   return items;
 }
@@ -76,7 +80,7 @@ export async function upsertComment(
     `the comments of #${number}`,
   );
   // The marker opens the body, and anyone can write it: only a comment of a bot (the token's, whichever
-  // app it is) or of someone with write access is edited. Editing a contributor's would put the plan
+  // app it is) or of the repository's owner, a member of its organisation or a collaborator is edited. Editing a contributor's would put the plan
   // under their name, and they could then edit it into another plan. A bot's is preferred.
   const marked = comments.filter((c) => c.body?.startsWith(marker) && mayCarryPlan(c));
   const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
@@ -88,7 +92,7 @@ export async function upsertComment(
   return { id: data.id, created: true, url: data.html_url };
 }
 
-/** Who may have written a living comment or issue: a bot, or an owner, member or collaborator (a token's user). */
+/** Who may have written a living comment or issue: a bot, or the owner, an organisation member or a collaborator (a personal token's user is one). */
 const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 function mayCarryPlan(comment: { user?: { type?: string } | null; author_association?: string }): boolean {

@@ -1,4 +1,4 @@
-import { isPostgresUrl, urlPasswords } from '../state/index.js';
+import { isPostgresUrl, passwordsInText } from '../state/index.js';
 import { UsageError } from './errors.js';
 
 // The state command's words, and the rule that keeps a database password off the command line.
@@ -17,18 +17,10 @@ export function refuseUrlPassword(values: Record<string, unknown>, sources: Reco
     const text = values[name];
     if (typeof text !== 'string' || !sources[name]?.startsWith('-')) continue;
     // Before the host or as a `password` parameter: node-postgres takes either.
-    if (isPostgresUrl(text) && passwordsOf(text).length > 0) {
+    if (isPostgresUrl(text) && passwordsInText(text).length > 0) {
       throw new UsageError(
         `${sources[name]}: a URL with a password is never accepted on the command line (it would show in \`ps\` and shell history); set WEBSITES_SYNC_STATE, or put the URL in a file named by --state-url-file (WEBSITES_SYNC_STATE_URL_FILE)`,
       );
     }
-  }
-}
-
-function passwordsOf(text: string): string[] {
-  try {
-    return urlPasswords(new URL(text.trim()));
-  } catch {
-    return [];
   }
 }

@@ -156,7 +156,7 @@ export class ManifestWatcher {
     await this.#checking;
   }
 
-  #poke(event: string, path: string | undefined): void {
+  #poke(event: string, path: string | null | undefined): void {
     if (this.#closed || !this.#concerns(path)) return;
     this.#options.logger.trace({ stage: 'watch', event, path }, 'file event');
     if (this.#debounce !== undefined) this.#timers.clearTimeout(this.#debounce);
@@ -173,8 +173,9 @@ export class ManifestWatcher {
    * swap), the directory itself; an event without a name, to be safe. Any other file there is not looked at: a log written
    * beside the manifest would otherwise wake the watcher with every line, and log that it woke.
    */
-  #concerns(path: string | undefined): boolean {
-    if (path === undefined || path === '') return true;
+  #concerns(path: string | null | undefined): boolean {
+    // fs.watch may give no file name (null): documented, and then any event may be the manifest's.
+    if (path === undefined || path === null || path === '') return true;
     const name = basename(path);
     const directory = dirname(this.#file);
     // The directory itself too (removed, recreated), by its name as a raw event gives it.

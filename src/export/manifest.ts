@@ -62,12 +62,14 @@ function unlistedNote(unlisted: readonly RemoteWebsite[]): string {
 export function exportManifest(records: readonly RemoteWebsite[], options: ExportOptions): ExportedManifest {
   const account = exportedAccount(records);
   const { entries } = account;
+  // Asked once per record: its entry and its comment both need it.
+  const undeclarable = entries.map((e) => undeclarableFields(e.record));
   const variables = passwordVariables(entries.filter((e) => e.record.privacy === 2).map((e) => e.name));
   const doc = new Document({
     version: 1,
     prune: false,
     ...(account.ignored.length > 0 ? { ignore: account.ignored.map((i) => manifestText(i.pattern)) } : {}),
-    websites: entries.map((e) => websiteEntry(e, variables)),
+    websites: entries.map((e, index) => websiteEntry(e, variables, undeclarable[index] ?? [])),
   });
   doc.commentBefore = header(options, entries.length);
   const prune = doc.get('prune', true);
@@ -89,7 +91,8 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
   ];
   if (websites && isScalar(websites.key) && notes.length > 0) websites.key.commentBefore = notes.join('\n');
   (doc.get('websites', true) as YAMLSeq).items.forEach((item, index) => {
-    if (isMap(item)) annotate(item, entries[index]!, variables, unreturned);
+    if (isMap(item))
+      annotate(item, entries[index]!, variables, { unreturned, undeclarable: undeclarable[index] ?? [] });
   });
   quoteControls(doc);
   return { text: doc.toString({ lineWidth: 0 }), passwordVariables: variables };
@@ -146,30 +149,25 @@ function writtenValue(record: RemoteWebsite, field: SettingField): unknown {
  * `10.0.0.0/8`, stored by the web interface): written as `ignore_fields`, so the export validates and
  * its first apply leaves them as they are rather than clear them.
  */
-/** Asked once per record: its entry and its comment both need it. */
-const undeclarableOf = new WeakMap<RemoteWebsite, SettingField[]>();
-
 function undeclarableFields(record: RemoteWebsite): SettingField[] {
-  let fields = undeclarableOf.get(record);
-  if (fields === undefined) {
-    fields = SETTING_FIELDS.filter((field) => {
-      const value = writtenValue(record, field);
-      return value !== undefined && !declarable(field, value);
-    });
-    undeclarableOf.set(record, fields);
-  }
-  return fields;
+  return SETTING_FIELDS.filter((field) => {
+    const value = writtenValue(record, field);
+    return value !== undefined && !declarable(field, value);
+  });
 }
 
-function websiteEntry(entry: ExportedEntry, variables: Record<string, string>): Record<string, unknown> {
+function websiteEntry(
+  entry: ExportedEntry,
+  variables: Record<string, string>,
+  undeclarable: readonly SettingField[],
+): Record<string, unknown> {
   const { record } = entry;
   const values: Record<string, unknown> = { domain: entry.name };
-  const undeclarable = undeclarableFields(record);
   for (const field of SETTING_FIELDS) {
     const value = writtenValue(record, field);
     if (value !== undefined && !undeclarable.includes(field)) values[field] = value;
   }
-  if (undeclarable.length > 0) values.ignore_fields = undeclarable;
+  if (undeclarable.length > 0) values.ignore_fields = [...undeclarable];
   // Every value from the account reads back as itself; the password is a reference, on purpose.
   const written = manifestValue(values);
   const variable = variables[entry.name];
@@ -181,7 +179,7 @@ function annotate(
   map: YAMLMap,
   entry: ExportedEntry,
   variables: Record<string, string>,
-  noted: readonly SettingField[],
+  fields: { unreturned: readonly SettingField[]; undeclarable: readonly SettingField[] },
 ): void {
   const variable = variables[entry.name];
   const password = map.items.find((pair) => isScalar(pair.key) && pair.key.value === 'password');
@@ -189,10 +187,10 @@ function annotate(
     password.key.commentBefore = ` The service never returns passwords: set ${variable} to this website's password`;
   }
   const missing = SETTING_FIELDS.filter(
-    (field) => entry.record[field] === undefined && !noted.includes(field),
+    (field) => entry.record[field] === undefined && !fields.unreturned.includes(field),
   );
   const unset = SETTING_FIELDS.filter((field) => entry.record[field] === null);
-  const undeclarable = undeclarableFields(entry.record).map(
+  const undeclarable = fields.undeclarable.map(
     (field) =>
       ` ${field} holds values a manifest cannot declare (${shownValues(entry.record[field])}):\n ignored here (ignore_fields), so websites-sync leaves them as the service holds them.`,
   );

@@ -38,10 +38,10 @@ export { describeHolder, type LockHolder } from './lock-holder.js';
 export {
   isPostgresUrl,
   openStateStore,
+  passwordsInText,
   type StateLocationOptions,
   shownLocation,
   stateSecrets,
-  urlPasswords,
 } from './open.js';
 export {
   notRegular,

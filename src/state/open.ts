@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { openFileStore } from './file-store.js';
-import { isPostgresUrl, parsePostgresUrl, urlPasswords } from './postgres/location.js';
+import { isPostgresUrl, parsePostgresUrl, passwordsInText } from './postgres/location.js';
 import type { StateStore } from './store-types.js';
 
 // Where the state lives is chosen here, once, at start-up: a path is the file backend (the default), a
@@ -44,16 +44,11 @@ export async function openStateStore(options: StateLocationOptions): Promise<Sta
   });
 }
 
-/** What of a location is secret (a URL's password), for the Redactor; nothing for a path. */
-export { urlPasswords };
+export { passwordsInText };
 
+/** What of a location is secret (a URL's passwords), for the Redactor; nothing for a path. */
 export function stateSecrets(location: string): string[] {
-  if (!isPostgresUrl(location)) return [];
-  try {
-    return parsePostgresUrl(location).secrets;
-  } catch {
-    return [];
-  }
+  return isPostgresUrl(location) ? passwordsInText(location) : [];
 }
 
 /** The location as it may be printed. */

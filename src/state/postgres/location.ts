@@ -40,6 +40,21 @@ export function urlPasswords(url: URL): string[] {
   return [...new Set([...decoded, url.password, ...raw])].filter((secret) => secret !== '');
 }
 
+/**
+ * The passwords of a postgres:// URL as written, whether or not it parses (one that does not is
+ * refused, but its password must not show in the refusal, nor be accepted on a command line).
+ */
+export function passwordsInText(text: string): string[] {
+  try {
+    return urlPasswords(new URL(text.trim()));
+  } catch {
+    const userinfo = /^[a-z]+:\/\/[^/@?#]*?:([^/@?#]*)@/i.exec(text.trim())?.[1];
+    const parameters = [...text.matchAll(/[?&]password=([^&#]*)/g)].map((m) => m[1] ?? '');
+    const written = [userinfo ?? '', ...parameters];
+    return [...new Set([...written, ...written.map(decodedOrAsIs)])].filter((secret) => secret !== '');
+  }
+}
+
 /** Not valid percent-encoding (`50%off`): node-postgres takes it as it is. */
 function decodedOrAsIs(text: string): string {
   try {
@@ -61,8 +76,9 @@ export function parsePostgresUrl(text: string, name = '--state'): PostgresLocati
   try {
     url = new URL(text.trim());
   } catch {
+    // Without its query: a `password` parameter of a URL that does not parse is still a password.
     throw new StateLockError(
-      `${name}: "${shownUrl(text)}" is not a URL; use postgres://USER@HOST:5432/DATABASE`,
+      `${name}: "${shownUrl(text.trim().replace(/[?#].*$/s, ''))}" is not a URL; use postgres://USER@HOST:5432/DATABASE`,
     );
   }
   const schema = url.searchParams.get('schema') ?? DEFAULT_SCHEMA;
