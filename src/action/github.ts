@@ -80,8 +80,9 @@ export async function upsertComment(
     `the comments of #${number}`,
   );
   // The marker opens the body, and anyone can write it: only a comment of a bot (the token's, whichever
-  // app it is) or of the repository's owner, a member of its organisation or a collaborator is edited. Editing a contributor's would put the plan
-  // under their name, and they could then edit it into another plan. A bot's is preferred.
+  // app it is) or of the repository's owner, a member of its organisation or a collaborator is edited.
+  // Editing a contributor's would put the plan under their name, and they could then edit it into
+  // another plan. A bot's is preferred.
   const marked = comments.filter((c) => c.body?.startsWith(marker) && mayCarryPlan(c));
   const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
   if (mine) {
@@ -92,7 +93,10 @@ export async function upsertComment(
   return { id: data.id, created: true, url: data.html_url };
 }
 
-/** Who may have written a living comment or issue: a bot, or the owner, an organisation member or a collaborator (a personal token's user is one). */
+/**
+ * Who may have written a living comment or issue: a bot, or the owner, an organisation member or a
+ * collaborator (a personal token's user is one).
+ */
 const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 function mayCarryPlan(comment: { user?: { type?: string } | null; author_association?: string }): boolean {

@@ -170,21 +170,16 @@ export class ManifestWatcher {
   /**
    * Whether an event in the manifest's directory may be a change of the manifest: its own name (an
    * edit, an editor's rename over it) or a name starting with `..` (a Kubernetes ConfigMap's `..data`
-   * swap), the directory itself; an event without a name, to be safe. Any other file there is not looked at: a log written
-   * beside the manifest would otherwise wake the watcher with every line, and log that it woke.
+   * swap), the directory itself; an event without a name, to be safe. Any other file there is not looked
+   * at: a log written beside the manifest would otherwise wake the watcher with every line, and log that
+   * it woke.
    */
   #concerns(path: string | null | undefined): boolean {
     // fs.watch may give no file name (null): documented, and then any event may be the manifest's.
     if (path === undefined || path === null || path === '') return true;
     const name = basename(path);
-    const directory = dirname(this.#file);
-    // The directory itself too (removed, recreated), by its name as a raw event gives it.
-    return (
-      name === basename(this.#file) ||
-      name.startsWith('..') ||
-      resolve(path) === directory ||
-      name === basename(directory)
-    );
+    // The directory itself too (removed, recreated), named in full or, in a raw event, by its name.
+    return name === basename(this.#file) || name.startsWith('..') || name === basename(dirname(this.#file));
   }
 
   async #check(): Promise<void> {

@@ -1,5 +1,4 @@
 import type { DesiredState, RemoteWebsite, TrafficGuardSettings, TrafficReading } from '../model/index.js';
-import { oneLine } from '../model/index.js';
 import type { Change, Plan } from '../plan/index.js';
 import { planFromSaved, type SavedPlanFile, staleReasons } from '../saved-plan/index.js';
 import type { StateData } from '../state/index.js';
@@ -48,7 +47,5 @@ export function savedPlanFor(file: SavedPlanFile, context: SavedContext): { plan
 }
 
 function keyOf(change: Change): string {
-  return change.kind === 'create'
-    ? `create ${oneLine(change.domain)}`
-    : `${change.kind} ${String(change.id)}`;
+  return change.kind === 'create' ? `create ${change.domain}` : `${change.kind} ${String(change.id)}`;
 }

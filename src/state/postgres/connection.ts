@@ -25,7 +25,7 @@ export interface Connection {
 /** Bounded: an unreachable server is an error within this time, not a hang. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A query's answer, by default (`--timeout` sets it, as for the service's answers). */
-export const QUERY_TIMEOUT_MS = 30_000;
+const QUERY_TIMEOUT_MS = 30_000;
 /** Server side, a statement waiting for a lock another session holds on the tool's tables. */
 const LOCK_TIMEOUT_MS = 10_000;
 
@@ -64,15 +64,12 @@ export async function connect(
   };
   client.on('error', (error) => lose(`the connection to ${location.shown} failed: ${error.message}`));
   client.on('end', () => lose(`the connection to ${location.shown} ended`));
-  boundQueries(
-    client,
-    (message) => {
-      lose(message);
-      client.connection.stream.destroy();
-    },
-    location,
-    clientBound(queryTimeoutMs),
-  );
+  // Ends the connection under its client, saying why.
+  const drop = (reason: string) => {
+    lose(reason);
+    client.connection.stream.destroy();
+  };
+  boundQueries(client, drop, location, clientBound(queryTimeoutMs));
   await client.connect().catch((error: unknown) => {
     throw explainConnectError(error, location, true);
   });
@@ -89,10 +86,7 @@ export async function connect(
     },
     backendPid: backend.pid,
     backendStart: backend.start,
-    drop: (reason) => {
-      lose(reason);
-      client.connection.stream.destroy();
-    },
+    drop,
     close: async () => {
       closing = true;
       // A server that stopped answering never closes its side: the socket is destroyed after a while.

@@ -24,7 +24,7 @@ export interface PostgresLocation {
 const SECRET_PARAMETERS = ['password'];
 
 /** The passwords of a postgres:// URL, as decoded and as written; empty when it holds none. */
-export function urlPasswords(url: URL): string[] {
+function urlPasswords(url: URL): string[] {
   const raw = url.search
     .slice(1)
     .split('&')

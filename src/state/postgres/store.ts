@@ -49,7 +49,7 @@ export interface PostgresStoreOptions {
   logger?: Logger;
   /** Between two tries of a lock (a waiting run; a standby's heartbeat too). Default 250 ms. */
   pollMs?: number;
-  /** A leader's heartbeat on its connection; default 5 s. */
+  /** How often a lock's holder (a run, a leader) checks that it still holds it; default 5 s. */
   heartbeatMs?: number;
   /** Each query's answer (`--timeout`); default QUERY_TIMEOUT_MS. */
   queryTimeoutMs?: number;
@@ -83,6 +83,11 @@ class PostgresStore implements StateStore {
 
   #open(): Promise<Connection> {
     return connect(this.#location, 'websites-sync', this.#options.queryTimeoutMs);
+  }
+
+  /** Checks, on a connection of its own, that `connection` still holds its locks (heartbeat.ts). */
+  #heartbeat(connection: Connection): () => void {
+    return startHeartbeat(connection, this.#options.heartbeatMs ?? 5_000, () => this.#open(), this.shown);
   }
 
   async withConnection<T>(work: (connection: Connection) => Promise<T>): Promise<T> {
@@ -179,12 +184,7 @@ class PostgresStore implements StateStore {
     }
     // As a leader's: a connection that goes silent while the run holds the lock (a partition, a
     // failover) is found within two heartbeats and ended, and the run starts nothing more.
-    const stopHeartbeat = startHeartbeat(
-      connection,
-      this.#options.heartbeatMs ?? 5_000,
-      () => this.#open(),
-      this.shown,
-    );
+    const stopHeartbeat = this.#heartbeat(connection);
     return this.#session(connection, async () => {
       stopHeartbeat();
       await releaseAdvisoryLock(connection, this.#key('run')).catch(() => {});
@@ -198,12 +198,7 @@ class PostgresStore implements StateStore {
       await connection.close();
       return undefined;
     }
-    const stopHeartbeat = startHeartbeat(
-      connection,
-      this.#options.heartbeatMs ?? 5_000,
-      () => this.#open(),
-      this.shown,
-    );
+    const stopHeartbeat = this.#heartbeat(connection);
     return {
       lost: connection.lost,
       read: (given) => this.#read(connection, given),
