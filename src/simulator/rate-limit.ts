@@ -33,8 +33,8 @@ export class FixedWindowLimiter {
     this.#now = now;
   }
 
-  hit(key: string): RateDecision {
-    const now = this.#now();
+  /** `now` defaults to the clock; the server passes the time it logged the request at, so the log replays. */
+  hit(key: string, now = this.#now()): RateDecision {
     let window = this.#windows.get(key);
     if (!window || now >= window.startedAt + this.options.windowMs) {
       window = { startedAt: Math.floor(now / 1000) * 1000, hits: 0 };

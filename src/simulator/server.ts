@@ -154,7 +154,7 @@ export class SimulatorHandler {
       return this.#redirect(ex, `${ex.url.origin}/login`);
     }
     if (this.#config.faults.keyRotationDue()) this.apiKey = `${this.apiKey}-rotated`;
-    const rate = this.limiter?.hit(this.#config.apiKey);
+    const rate = this.limiter?.hit(this.#config.apiKey, ex.record.at);
     const headers = rate?.headers ?? {};
     if (rate && !rate.allowed) return this.#exception(ex, 429, 'Too Many Attempts.', headers);
     this.#dispatch(ex, route.name, route.id, fault, headers);

@@ -5,11 +5,25 @@ import { expectAccount, FAST_RETRY, manifestOf, testSites } from './helpers.js';
 
 // A rate limit of 10 requests per 2-second window (the service's fixed window, started by the first
 // request), 30 creates at concurrency 8. Without pacing, every window would open with a burst of 429s
-// retried in step. With it, the run waits for each window instead: few 429s, and about as long as the
-// limit requires, measured on the simulator's own request log.
+// retried in step. With it, the run waits for each window instead: few 429s, and each window used in
+// full, as the simulator's own request log shows.
 
 const LIMIT = 10;
 const WINDOW_MS = 2_000;
+
+/** How many accepted requests fell in each of the limiter's windows, replayed from their times. */
+function windowsOf(times: readonly number[]): number[] {
+  const hits: number[] = [];
+  let endsAt = Number.NEGATIVE_INFINITY;
+  for (const at of times) {
+    if (at >= endsAt) {
+      endsAt = Math.floor(at / 1_000) * 1_000 + WINDOW_MS;
+      hits.push(0);
+    }
+    hits[hits.length - 1] = (hits.at(-1) ?? 0) + 1;
+  }
+  return hits;
+}
 
 let simulator: Simulator;
 afterEach(async () => {
@@ -17,7 +31,7 @@ afterEach(async () => {
 });
 
 describe('a 10-requests-per-2-seconds rate limit', () => {
-  it('creates 30 websites at concurrency 8 with few 429s, in about the time the limit allows', async () => {
+  it('creates 30 websites at concurrency 8 with few 429s, using each window of the limit in full', async () => {
     const sites = testSites(30);
     simulator = await startSimulator({ rateLimit: { limit: LIMIT, windowMs: WINDOW_MS } });
     const statePath = await tempStatePath();
@@ -33,13 +47,12 @@ describe('a 10-requests-per-2-seconds rate limit', () => {
     expect(answered.map((r) => r.status)).toEqual([200, 200, ...Array(30).fill(201)]);
     expect(throttled.length).toBeLessThanOrEqual(3);
 
-    // 32 accepted requests need 4 windows: the last one cannot come before 3 windows have passed.
-    // Pacing waits a second past each predicted end (the service counts whole seconds, so an early
-    // guess would cost a 429): with 2-second windows that is at most a second per window on top.
-    const times = simulator.requests.map((r) => r.at);
-    const span = Math.max(...times) - Math.min(...times);
-    expect(span).toBeGreaterThanOrEqual(3 * WINDOW_MS);
-    expect(span).toBeLessThan(3 * WINDOW_MS + 4 * 1_000);
+    // 32 accepted requests need 4 windows. Replaying the service's windows over the accepted requests
+    // (each opens at the whole second of its first hit) shows each was used in full: 10, 10, 10, 2. A
+    // pacer that held back attempts it had room for would leave a window part-used and open a fifth.
+    // How long it waits between windows is a speed target: the bench's rate-limited row measures the
+    // share of the allowed rate used, on the service's real window, not a timed test.
+    expect(windowsOf(answered.map((r) => r.at))).toEqual([10, 10, 10, 2]);
   });
 
   it('draws no 429 at all when the window is known (--rate-window), its whole seconds included', async () => {

@@ -85,7 +85,8 @@ describe('a retry waiting for a Retry-After of an hour, stopped', () => {
     const stoppedAt = Date.now();
     http.stop();
     await expect(request).rejects.toBeInstanceOf(NotSentError);
-    expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+    // At once, beside the hour it would otherwise wait (a loaded machine's timers given their slack).
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
     expect(simulator.requests.map((r) => r.status)).toEqual([429]);
     await http.close();
   });

@@ -89,7 +89,8 @@ describe.skipIf(skipWithoutDatabase)('daemon replicas with a PostgreSQL state', 
     await killed;
     await untilLogged(standby, /"msg":"leading/);
     // The server releases a killed process's lock at once; the standby tries every 500 ms.
-    expect(Date.now() - killedAt).toBeLessThan(3_000);
+    // (Bounded generously for a loaded machine: a lock kept until TCP keepalive ends would take minutes.)
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
     await untilLogged(standby, /"msg":"run success"/);
     expect(
       creates()
