@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { ownText, type Redactor, shownJson, shownText, shownValue } from '../model/index.js';
+import { oneLine, ownText, type Redactor, shownJson, shownText, shownValue } from '../model/index.js';
 import { type Io, useColor } from './io.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
@@ -65,13 +65,17 @@ export function createLogger(options: LoggerOptions): Logger {
 /**
  * A log line on its way out: secrets masked, and every character a terminal would interpret escaped.
  * A JSON line keeps the exact values (as JSON escapes); pino-pretty prints values as they are, so for
- * it they are escaped visibly (`\x1b`) before it reads the line.
+ * it they are escaped visibly (`\x1b`) before it reads the line. It prints the message raw too, where a
+ * line feed (in a name or a service's message it quotes) would start a line that passes for a log line
+ * of its own: the message is put on one line (`\x0a`). The fields it prints JSON-quoted.
  */
 export function shownLogLine(line: string, redactor: Redactor | undefined, pretty: boolean): string {
   const masked = redactor?.redact(line) ?? line;
   if (!pretty) return shownJson(masked);
   try {
-    return `${JSON.stringify(shownValue(JSON.parse(masked)))}\n`;
+    const shown = shownValue<Record<string, unknown>>(JSON.parse(masked));
+    if (typeof shown.msg === 'string') shown.msg = oneLine(shown.msg);
+    return `${JSON.stringify(shown)}\n`;
   } catch {
     return shownText(masked); // not JSON: pino-pretty prints it as it is
   }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
+import { untilLogged } from '../helpers/postgres.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
 // The service refuses a line feed in a name it is sent, but a record stored another way can hold one.
@@ -51,6 +52,24 @@ describe('a record whose name holds a line feed', () => {
     expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com']);
     expect(brokeOut(run.stdout)).toBe(false);
     expect(run.stdout).toMatch(/✓ delete lf\.example\.com\\x0aPlan: .* \(id \d+\): deleted/);
+  });
+
+  it("is escaped in a pretty log line's message: the daemon's warning about two records of one name", async () => {
+    // The key of a name ignores case: two such records are one website, held twice, and with prune on
+    // the plan says it deletes neither.
+    simulator.insertStored({ domain: NAME.toUpperCase() });
+    const daemon = startCli(['--prune', '--log-format', 'pretty'], {
+      ...env,
+      WEBSITES_SYNC_LOG_LEVEL: 'warn',
+    });
+    try {
+      await untilLogged(daemon, /are one website for websites-sync/);
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    const { stderr } = await daemon.done;
+    expect(stderr).toContain(SHOWN);
+    expect(brokeOut(stderr)).toBe(false);
   });
 
   it('is exact in the JSON plan', async () => {
