@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatDuration } from '../model/index.js';
 
 // Files kept on a branch of the repository (the state directory, the signed plans), through the git of
 // the checkout: `actions/checkout` leaves the job's token in its configuration, so `origin` can be
@@ -23,48 +24,94 @@ export interface BranchStore {
   /** The work tree of the checkout (`GITHUB_WORKSPACE`). */
   cwd: string;
   branch: string;
+  /**
+   * How long a fetch or a push may take (the `timeout` input): a remote that stops answering would
+   * otherwise hold the job until GitHub cancels it, hours later. Unbounded when undefined.
+   */
+  timeoutMs?: number;
 }
 
 interface GitResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** Ended by `timeoutMs`: killed with every process it started (a hook, a credential helper). */
+  timedOut: boolean;
 }
 
-function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<GitResult> {
+interface GitOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  timeoutMs?: number | undefined;
+}
+
+function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  const { env = {}, input, timeoutMs } = options;
   return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd, env: { ...process.env, ...env }, maxBuffer: 256 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
+    // A prompt for credentials would wait for a terminal the job does not have. In a process group of
+    // its own (but on Windows, which has none), so that a timeout ends everything it started (a hook, a
+    // credential helper) at once: a process left behind would keep its output open, and the answer
+    // waiting.
+    const group = process.platform !== 'win32';
+    const child = spawn('git', args, {
+      cwd,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env },
+      detached: group,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let [stdout, stderr, timedOut] = ['', '', false];
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            try {
+              if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+              else child.kill('SIGKILL');
+            } catch {
+              // Ended meanwhile.
+            }
+          }, timeoutMs);
+    const end = (code: number) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    };
+    child.on('error', (error) => {
+      stderr += error.message; // git missing, or not startable: said as git's own failure would be
+      end(1);
+    });
+    child.on('close', (code) => end(code ?? 1));
+    child.stdin.end(input);
   });
 }
 
+/** Why a git command failed, in words: the timeout, else what git said. */
+function failure(result: GitResult, timeoutMs: number | undefined): string {
+  if (result.timedOut)
+    return `no answer from origin within ${formatDuration(timeoutMs ?? 0)} (the timeout input)`;
+  return result.stderr.trim() || `exit ${result.code}`;
+}
+
 async function gitOrThrow(cwd: string, args: string[], env?: NodeJS.ProcessEnv, input?: string) {
-  const result = await git(cwd, args, env, input);
-  if (result.code !== 0) throw new Error(`git ${args[0]}: ${result.stderr.trim() || `exit ${result.code}`}`);
+  const result = await git(cwd, args, { ...(env ? { env } : {}), ...(input === undefined ? {} : { input }) });
+  if (result.code !== 0) throw new Error(`git ${args[0]}: ${failure(result, undefined)}`);
   return result.stdout.trim();
 }
 
 /** The branch's tip on `origin`, fetched; undefined when the branch does not exist yet. */
-export async function fetchTip({ cwd, branch }: BranchStore): Promise<string | undefined> {
+export async function fetchTip({ cwd, branch, timeoutMs }: BranchStore): Promise<string | undefined> {
   const ref = `refs/websites-sync/${branch}`;
-  const fetched = await git(cwd, [
-    'fetch',
-    '--no-tags',
-    '--depth=1',
-    'origin',
-    `+refs/heads/${branch}:${ref}`,
-  ]);
+  const args = ['fetch', '--no-tags', '--depth=1', 'origin', `+refs/heads/${branch}:${ref}`];
+  const fetched = await git(cwd, args, { timeoutMs });
   if (fetched.code !== 0) {
-    if (/couldn't find remote ref|not our ref/i.test(fetched.stderr)) return undefined;
-    throw new Error(`git fetch ${branch}: ${fetched.stderr.trim()}`);
+    if (!fetched.timedOut && /couldn't find remote ref|not our ref/i.test(fetched.stderr)) return undefined;
+    throw new Error(`git fetch ${branch}: ${failure(fetched, timeoutMs)}`);
   }
   return gitOrThrow(cwd, ['rev-parse', ref]);
 }
@@ -113,13 +160,15 @@ export async function commitToBranch(
       return gitOrThrow(store.cwd, [...BOT, 'commit-tree', tree, ...(tip ? ['-p', tip] : []), '-m', message]);
     });
     if (commit === undefined) return tip;
-    const pushed = await git(store.cwd, ['push', 'origin', `${commit}:refs/heads/${store.branch}`]);
+    const pushed = await git(store.cwd, ['push', 'origin', `${commit}:refs/heads/${store.branch}`], {
+      timeoutMs: store.timeoutMs,
+    });
     if (pushed.code === 0) return commit;
-    const moved = /non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(
-      pushed.stderr,
-    );
+    const moved =
+      !pushed.timedOut &&
+      /non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(pushed.stderr);
     if (!moved || attempt >= ATTEMPTS) {
-      throw new Error(`git push ${store.branch}: ${pushed.stderr.trim() || `exit ${pushed.code}`}`);
+      throw new Error(`git push ${store.branch}: ${failure(pushed, store.timeoutMs)}`);
     }
   }
 }

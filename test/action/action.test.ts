@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -273,6 +273,25 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(body).toContain('Permission to acme/sites.git denied');
     expect(body).toContain('shop.example.com');
     expect(run.stdout).toContain('::error::the plan could not be kept on websites-sync-plans');
+  });
+
+  it('a push that never ends: ended at the timeout input, with what it started, and the job fails', async () => {
+    // A remote that stops answering mid-push (here: its hook never returns).
+    const hook = join(origin, 'hooks', 'pre-receive');
+    writeFileSync(hook, `#!/bin/sh\necho $$ > "${join(origin, 'hook.pid')}"\nexec sleep 600\n`);
+    chmodSync(hook, 0o755);
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run = await planOn(15, head, { timeout: '1s' });
+    expect(run.code).toBe(1);
+    const body = github.comments.get(15)?.[0]?.body ?? '';
+    expect(body).toContain('The signed plan could not be kept');
+    expect(body).toContain('no answer from origin within 1s (the timeout input)');
+    // The hook was ended with the push: nothing it started is left running.
+    const pid = readFileSync(join(origin, 'hook.pid'), 'utf8').trim();
+    const stat = join('/proc', pid, 'stat');
+    // Gone, or a zombie waiting to be reaped (its parent was ended too): not running either way.
+    if (existsSync(stat)) expect(readFileSync(stat, 'utf8').split(') ')[1]?.[0]).toBe('Z');
   });
 
   it('a service that echoes the key or a password: masked in the comment, summary, outputs and log', async () => {
