@@ -59,7 +59,7 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       onApply: () => client.budget.use(1),
       ...(request.saved ? { saved: { ...request.saved, version: VERSION } } : {}),
     });
-    await notifyRun(config, io, logger, result);
+    await notifyRun(config, io, logger, result, store);
     const outcome = classifyRun(result, { dryRun: config.dryRun });
     const { exitCode } = summariseOutcome(outcome, { detailedExitcode: config.detailedExitcode });
     let saved = false;

@@ -1,34 +1,38 @@
 import type { Logger } from 'pino';
-import { eventsOfRun, Notifier, readSent, sentPathFor, writeSent } from '../notify/index.js';
+import { eventsOfRun, Notifier } from '../notify/index.js';
 import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
-import { isPostgresUrl } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 
 /**
  * `--notify-url`: the run's events, sent before the exit (bounded: a timeout and a few tries). What was
- * delivered is kept beside the state, so the next run does not tell the same again; a dry run keeps
- * nothing.
+ * delivered is kept by the state's store (beside a state file, in a PostgreSQL schema), so the next run
+ * does not tell the same again; a dry run keeps nothing. Neither a read nor a write of that memory
+ * fails a run: at worst the next one tells again.
  */
 export async function notifyRun(
   config: Config,
   io: Io,
   logger: Logger,
   result: ReconcileResult,
+  store: StateStore,
 ): Promise<void> {
   if (!config.notifyUrl) return;
-  // Beside a state file; a shared state (PostgreSQL) keeps no memory of what was sent: every run tells.
-  const memory = isPostgresUrl(config.state) || config.stateUrlFile ? undefined : sentPathFor(config.state);
+  const unremembered = (error: Error) => {
+    logger.warn({ stage: 'notify', state: store.shown, err: error.message }, 'cannot remember what was sent');
+  };
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact: (json) => io.redactor.showJson(json),
-    sent: memory ? await readSent(memory) : {},
+    sent: await store.readNotified().catch((error: Error) => {
+      unremembered(error);
+      return {};
+    }),
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
-  if (config.dryRun || !memory) return;
-  await writeSent(memory, notifier.sent()).catch((error: Error) =>
-    logger.warn({ stage: 'notify', path: memory, err: error.message }, 'cannot remember what was sent'),
-  );
+  if (config.dryRun) return;
+  await store.writeNotified(notifier.sent()).catch(unremembered);
 }

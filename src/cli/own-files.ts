@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { sentPathFor } from '../notify/index.js';
-import { backupPathFor, isPostgresUrl, whereItLands } from '../state/index.js';
+import { backupPathFor, isPostgresUrl, sentPathFor, whereItLands } from '../state/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 

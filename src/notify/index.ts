@@ -8,5 +8,4 @@ export {
   type RunFacts,
   runEvent,
 } from './events.js';
-export { readSent, sentPathFor, writeSent } from './memory.js';
 export { Notifier, type NotifierOptions } from './notifier.js';

@@ -11,6 +11,7 @@ import { readState } from './file-read.js';
 import { lockState } from './lock.js';
 import { StateLockError } from './lock-error.js';
 import { readLock } from './lock-takeover.js';
+import { readNotifiedFile, sentPathFor, writeNotifiedFile } from './notified.js';
 import { whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
 import type {
@@ -71,6 +72,8 @@ export function openFileStore(options: FileStoreOptions): StateStore {
       return states.length === 0 && backups.length === 0;
     },
     replace: (contents) => replaceFile(store, path, backupPath, contents),
+    readNotified: () => readNotifiedFile(sentPathFor(path)),
+    writeNotified: (sent) => writeNotifiedFile(sentPathFor(path), sent),
     close: async () => {},
   };
   return store;

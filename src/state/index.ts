@@ -35,6 +35,7 @@ export {
 } from './lifecycle.js';
 export { LOCK_STALE_MS, type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';
 export { describeHolder, type LockHolder } from './lock-holder.js';
+export { type Notified, sentPathFor } from './notified.js';
 export {
   isPostgresUrl,
   openStateStore,

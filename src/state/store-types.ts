@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BackupEntry, ReadBackups } from './backup-file.js';
 import type { LockHolder } from './lock-holder.js';
+import type { Notified } from './notified.js';
 import type { StateData } from './state.js';
 
 // The seam between the pipeline and where its state lives. The pipeline needs five things of a state:
@@ -113,5 +114,12 @@ export interface StateStore extends StateAccess {
   isEmpty(): Promise<boolean>;
   /** Replaces what the store holds with `contents`, under the lock. */
   replace(contents: StoreContents): Promise<void>;
+  /**
+   * What the webhook took last for this account, per kind (notified.ts): `--once` tells a situation
+   * that stands run after run once. Nothing when none was kept.
+   */
+  readNotified(): Promise<Notified>;
+  /** Kept for the next run, without the lock: two runs at once may only tell the same twice. */
+  writeNotified(sent: Notified): Promise<void>;
   close(): Promise<void>;
 }

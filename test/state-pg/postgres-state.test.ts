@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { connect as connectTcp, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 // The PostgreSQL state from the built CLI, against a real server (a throwaway cluster, or
 // WEBSITES_SYNC_TEST_DATABASE_URL).
@@ -189,6 +191,36 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       expect(warning).toContain('point --state at it');
       expect(run.stderr).not.toContain('no state file');
       expect(`${run.stdout}${run.stderr}`).not.toContain(db.password);
+    });
+
+    it('--notify-url: a situation that stands run after run is told once, the memory kept in the schema', async () => {
+      const receiver = await startReceiver({ setAside: ['warnings'] });
+      try {
+        simulator.createWebsite({ domain: 'gone.example.com' });
+        await writeFile(join(dir, 'websites.yaml'), `prune: true\ndelete_delay: 24h\n${manifest(DOMAINS)}`);
+        const notifying = { ...env, WEBSITES_SYNC_NOTIFY_URL: receiver.url };
+        for (let run = 0; run < 3; run++) {
+          const result = await runCli(['--once'], notifying);
+          expect(result.code, result.stderr).toBe(0);
+        }
+        expect(receiver.received.map((e) => e.event)).toEqual(['delete_scheduled']);
+        const rows = await db.query(`SELECT account FROM "${schema}".notified`);
+        expect(rows).toHaveLength(1);
+        expect(readdirSync(dir).filter((name) => name.includes('notified'))).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('a schema of the first version (no notified table) is upgraded in place, its state kept', async () => {
+      expect((await runCli(['--once'], env)).code).toBe(0);
+      await db.query(`DROP TABLE "${schema}".notified`);
+      await db.query(`UPDATE "${schema}".schema_version SET version = 1`);
+      const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+      // Nothing to resend: the write-only fields the first run applied are still known.
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(await db.query(`SELECT version FROM "${schema}".schema_version`)).toEqual([{ version: 2 }]);
+      expect(await db.query(`SELECT * FROM "${schema}".notified`)).toEqual([]);
     });
 
     it('state show names the holder of the lock while a run holds it', async () => {

@@ -112,7 +112,7 @@ async function reconcileAndReport(run: OnceRun): Promise<number> {
     },
     ...(live ? { onOutcome: live.outcome } : {}),
   });
-  await notifyRun(config, io, run.logger, result);
+  await notifyRun(config, io, run.logger, result, run.store);
   if (result.stale) {
     io.stderr.write(staleMessage(config.plan ?? '', result.stale));
     return EXIT.error;

@@ -49,6 +49,13 @@ const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
       backend_pid integer NOT NULL,
       PRIMARY KEY (account, role)
     );`,
+  // What the webhook took last, per account (notified.ts): kept by `--once` between invocations.
+  (s) => `
+    CREATE TABLE ${s}.notified (
+      account text PRIMARY KEY,
+      sent jsonb NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 import type { Client } from 'pg';
 import type { BackupEntry } from '../backup-file.js';
+import { type Notified, notifiedOf } from '../notified.js';
 import { byId, emptyState, fingerprintKey, STATE_VERSION, type StateData } from '../state.js';
 import type { StoredState } from '../store-types.js';
 import { quoted } from './location.js';
@@ -177,4 +178,21 @@ export async function replaceAll(
     }
     for (const { account, entry } of contents.backups) await insertBackup(client, schema, account, entry);
   });
+}
+
+/** What the webhook took last for the account; nothing when none was kept. */
+export async function readNotifiedRow(client: Client, schema: string, account: string): Promise<Notified> {
+  const { rows } = await client.query<{ sent: unknown }>(
+    `SELECT sent FROM ${quoted(schema)}.notified WHERE account = $1`,
+    [account],
+  );
+  return notifiedOf(rows[0]?.sent);
+}
+
+export async function writeNotifiedRow(client: Client, schema: string, account: string, sent: Notified) {
+  await client.query(
+    `INSERT INTO ${quoted(schema)}.notified (account, sent) VALUES ($1, $2)
+     ON CONFLICT (account) DO UPDATE SET sent = EXCLUDED.sent, updated_at = now()`,
+    [account, JSON.stringify(sent)],
+  );
 }

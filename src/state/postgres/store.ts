@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { canonicalBaseUrl } from '../file.js';
 import { heldMessage } from '../holder.js';
 import { StateLockError } from '../lock-error.js';
+import type { Notified } from '../notified.js';
 import type {
   HeldBy,
   Leadership,
@@ -31,9 +32,11 @@ import {
   readAccount,
   readAccounts,
   readBackupRows,
+  readNotifiedRow,
   replaceAll,
   saveAccount,
   stateOf,
+  writeNotifiedRow,
   writtenOf,
 } from './rows.js';
 
@@ -247,6 +250,16 @@ class PostgresStore implements StateStore {
         backups: contents.backups.map((entry) => ({ account: canonicalBaseUrl(entry.base_url), entry })),
       });
     });
+  }
+
+  readNotified(): Promise<Notified> {
+    const account = this.#key('run').account;
+    return this.withConnection((c) => readNotifiedRow(c.client, this.#location.schema, account));
+  }
+
+  writeNotified(sent: Notified): Promise<void> {
+    const account = this.#key('run').account;
+    return this.withConnection((c) => writeNotifiedRow(c.client, this.#location.schema, account, sent));
   }
 
   async close(): Promise<void> {}
