@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { refuseUnusablePath } from './option-values.js';
+import { OPTION_TABLE } from './options.js';
 
 // The state file, when no --state-file (WEBSITES_SYNC_STATE_FILE) names it, is the manifest's: beside
 // it, wherever the run starts. Resolved against the current directory, a cron job or a CI step started
@@ -19,13 +20,16 @@ export function defaultStatePath(manifest: string): string {
 /**
  * The default state file of a run, checked like a given one. Earlier versions kept it in the current
  * directory: when it is there and not beside the manifest, the run stops before any request rather than
- * start afresh without the protections it holds.
+ * start afresh without the protections it holds. Unless the current directory has a manifest of its own
+ * (`websites.yaml`, the default one): the file beside it is that manifest's state, as this version keeps
+ * it.
  */
 export function checkDefaultStatePath(path: string, command: string): void {
   refuseUnusablePath(path, '--state-file', 'write');
   if (command !== 'sync') return;
   const earlier = `./${STATE_FILE_NAME}`;
   if (resolve(earlier) === resolve(path) || existsSync(path) || !existsSync(earlier)) return;
+  if (existsSync(OPTION_TABLE.manifest.default)) return;
   throw new UsageError(
     `no state file at ${path}, beside the manifest, where it is looked for when --state-file is not given; ${earlier}, in the current directory, is where earlier versions kept it. If it is this manifest's, move it (mv ${earlier} ${path}); otherwise name this manifest's with --state-file ${path}. Nothing was sent`,
   );

@@ -99,6 +99,16 @@ describe('the default state file, wherever the run starts', () => {
     expect(await readFile(join(root, '.websites-sync-state.json'), 'utf8')).toBe('{}\n');
   });
 
+  it("the current directory's own manifest beside that file makes it its state, not an earlier version's", async () => {
+    // As after following the README in a clone, then running another manifest from the same directory.
+    await writeFile(join(acct(), 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
+    await writeFile(join(root, 'websites.yaml'), 'version: 1\nwebsites: []\n');
+    await writeFile(join(root, '.websites-sync-state.json'), '{}\n');
+    const run = await runCli(['--once', '--dry-run', '-f', 'acct/websites.yaml'], env, root);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('earlier versions');
+  });
+
   it('a --state-file given is relative to the current directory, as before', async () => {
     // exclude_params declared, so the run sends it and has a fingerprint to record (issue 19 §10: an
     // undeclared one is left alone, and a run that sends nothing has nothing to save).
