@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { StateLockError } from './lock-error.js';
 import { holderRecord, type LockHolder } from './lock-holder.js';
 
@@ -43,8 +44,13 @@ export async function createLock(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return undefined;
+    const folder = dirname(lockPath);
+    const fix =
+      code === 'ENOENT'
+        ? `its folder ${folder} does not exist: create it (mkdir -p ${folder}) or name another state file`
+        : 'make its folder writable or name another state file';
     throw new StateLockError(
-      `cannot write beside the state file (${lockPath}: ${code ?? (error as Error).message}); make its directory writable or choose another --state-file; nothing was changed`,
+      `cannot write beside the state file (${lockPath}: ${code ?? (error as Error).message}); ${fix}; nothing was changed`,
     );
   }
   try {

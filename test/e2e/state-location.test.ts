@@ -109,6 +109,20 @@ describe('the default state file, wherever the run starts', () => {
     expect(run.stderr).not.toContain('earlier versions');
   });
 
+  it('a --state-file in a folder that does not exist: the run says so and how to make it, before any request', async () => {
+    await writeFile(join(acct(), 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
+    const run = await runCli(
+      ['--once', '-f', 'acct/websites.yaml', '--state-file', 'none/state.json'],
+      env,
+      root,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `its folder ${join(root, 'none')} does not exist: create it (mkdir -p ${join(root, 'none')}) or name another state file; nothing was changed`,
+    );
+    expect(simulator.requests).toEqual([]);
+  });
+
   it('a --state-file given is relative to the current directory, as before', async () => {
     // exclude_params declared, so the run sends it and has a fingerprint to record (issue 19 §10: an
     // undeclared one is left alone, and a run that sends nothing has nothing to save).
