@@ -1,9 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/args.js';
+import { runCli } from '../helpers/cli.js';
 
 // The docs a newcomer walks: every page reachable, every link and anchor landing somewhere, and every
 // websites-sync command they show accepted by the CLI as written.
@@ -122,5 +125,27 @@ describe('the commands the docs show', () => {
         ENV,
       ),
     ).not.toThrow();
+  });
+});
+
+describe("the manifest reference's sample", () => {
+  it('is what validate prints for the manifest it describes', async () => {
+    const page = read('docs/reference/manifest.md');
+    const sample = /^\$ websites-sync validate -f websites\.yaml\n([\s\S]*?)^```/m.exec(page)?.[1];
+    expect(sample).toBeDefined();
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-docs-'));
+    // The two mistakes the sample shows, where it shows them (4:5 and 6:14).
+    const manifest = [
+      'version: 1',
+      'websites:',
+      '  - domain: a.example.com',
+      '    exlude_ips: []',
+      '  - domain: b.example.com',
+      '    privacy: secret',
+    ];
+    await writeFile(join(dir, 'websites.yaml'), `${manifest.join('\n')}\n`);
+    const run = await runCli(['validate', '-f', 'websites.yaml'], {}, dir);
+    expect(run.code).toBe(1);
+    expect(`${run.stdout}${run.stderr}`).toBe(sample);
   });
 });
