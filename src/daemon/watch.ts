@@ -14,6 +14,11 @@ import { realTimers, type Timers } from './scheduler.js';
 
 /** While the manifest's directory is missing, how often to look for it again. */
 const MISSING_DIRECTORY_POLL_MS = 1_000;
+/**
+ * The names the kubelet writes to swap a ConfigMap's files: the `..data` symlink, the `..data_tmp` it
+ * renames over it, and the directories it points at (`..2026_11_26_15_04_05.` and random digits).
+ */
+const CONFIGMAP_NAME = /^\.\.(?:data(?:_tmp)?|\d{4}(?:_\d\d){5}\.\d+)$/;
 
 export interface ManifestWatcherOptions {
   file: string;
@@ -169,17 +174,19 @@ export class ManifestWatcher {
 
   /**
    * Whether an event in the manifest's directory may be a change of the manifest: its own name (an
-   * edit, an editor's rename over it) or a name starting with `..` (a Kubernetes ConfigMap's `..data`
-   * swap), the directory itself; an event without a name, to be safe. Any other file there is not looked
-   * at: a log written beside the manifest would otherwise wake the watcher with every line, and log that
-   * it woke.
+   * edit, an editor's rename over it), a name of a Kubernetes ConfigMap's swap (CONFIGMAP_NAME), the
+   * directory itself; an event without a name, to be safe. Any other file there is not looked at: a log
+   * written beside the manifest would otherwise wake the watcher with every line, and log that it woke,
+   * and the state file's own temporary names (`..websites-sync-state.json.….tmp`) with every save.
    */
   #concerns(path: string | null | undefined): boolean {
     // fs.watch may give no file name (null): documented, and then any event may be the manifest's.
     if (path === undefined || path === null || path === '') return true;
     const name = basename(path);
     // The directory itself too (removed, recreated), named in full or, in a raw event, by its name.
-    return name === basename(this.#file) || name.startsWith('..') || name === basename(dirname(this.#file));
+    return (
+      name === basename(this.#file) || CONFIGMAP_NAME.test(name) || name === basename(dirname(this.#file))
+    );
   }
 
   async #check(): Promise<void> {

@@ -193,7 +193,8 @@ function trackRuns(daemon: Daemon, events: EventEmitter) {
 let markers = 0;
 
 async function settle(f: Pick<Fixture, 'logs' | 'handle' | 'until'> & { dir: string }): Promise<void> {
-  const marker = `..settle-${++markers}`;
+  // Named as the kubelet names a ConfigMap's new directory: a name the watcher looks at.
+  const marker = `..2026_01_01_00_00_00.${++markers}`;
   const from = f.logs.length;
   await writeFile(join(f.dir, marker), '');
   const after = (index: number, match: (line: LogLine) => boolean) =>

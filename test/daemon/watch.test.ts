@@ -33,10 +33,14 @@ describe('daemon: watching the manifest', () => {
     await f.runAfter(0);
     await f.settle();
     const looksBefore = f.logs.filter((l) => l.msg === 'looking at the manifest').length;
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < 20; i++) {
       await writeFile(join(dirname(f.file), 'daemon.log'), `line ${i}\n`, { flag: 'a' });
+      // A name like the state file's temporary one (it starts with `..` as a ConfigMap's names do).
+      await writeFile(join(dirname(f.file), `..websites-sync-state.json.${i}.tmp`), '{}');
+    }
     await f.settle();
-    expect(f.logs.filter((l) => l.msg === 'file event' && String(l.path).endsWith('daemon.log'))).toEqual([]);
+    const woken = f.logs.filter((l) => l.msg === 'file event' && /daemon\.log|\.tmp$/.test(String(l.path)));
+    expect(woken).toEqual([]);
     // The settle marker's own look, and none for the log.
     expect(f.logs.filter((l) => l.msg === 'looking at the manifest').length).toBe(looksBefore + 1);
     expect(f.runs).toHaveLength(1);
