@@ -51,7 +51,7 @@ describe('the manifest watcher, given the events the OS gives', () => {
       // chokidar's types say a string; fs.watch, and so chokidar, may give null.
       const raw = directoryWatcher as unknown as { emit(event: 'raw', ...args: unknown[]): boolean };
       expect(() => raw.emit('raw', 'rename', null, {})).not.toThrow();
-      await vi.waitFor(() => expect(changed).toHaveBeenCalled());
+      await vi.waitFor(() => expect(changed).toHaveBeenCalled(), { timeout: 10_000 });
     } finally {
       await watcher.close();
     }

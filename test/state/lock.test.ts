@@ -40,7 +40,7 @@ describe('the state lock (one run at a time per state file)', () => {
     const first = await lockState(path, { command: 'websites-sync (daemon)' });
     const told: string[] = [];
     const waiting = lockState(path, { pollMs: 5, warn: (m) => told.push(m) });
-    await vi.waitFor(() => expect(told).toHaveLength(1));
+    await vi.waitFor(() => expect(told).toHaveLength(1), { timeout: 10_000 });
     expect(told[0]).toMatch(
       /is locked by websites-sync \(daemon\) on host .* waiting up to 35 s for it to finish/,
     );
@@ -50,11 +50,15 @@ describe('the state lock (one run at a time per state file)', () => {
 
   it('keeps its heartbeat going while held, so that a long run is never taken for a dead one', async () => {
     const path = join(await tempDir(), 'state.json');
-    const first = await lockState(path, { staleMs: 300 });
+    // Stale after 3 s (a pause of a loaded machine must not pass for a dead holder).
+    const first = await lockState(path, { staleMs: 3_000 });
     const beat = (await stat(`${path}.lock`)).mtimeMs;
     // Longer than the stale time: only the heartbeat keeps the lock alive.
-    await vi.waitFor(async () => expect((await stat(`${path}.lock`)).mtimeMs).toBeGreaterThan(beat + 400));
-    await expect(lockState(path, { waitMs: 0, staleMs: 300 })).rejects.toThrow(/is locked by/);
+    await vi.waitFor(async () => expect((await stat(`${path}.lock`)).mtimeMs).toBeGreaterThan(beat + 4_000), {
+      timeout: 15_000,
+      interval: 200,
+    });
+    await expect(lockState(path, { waitMs: 0, staleMs: 3_000 })).rejects.toThrow(/is locked by/);
     await first.release();
   });
 
