@@ -203,7 +203,9 @@ function resolveFlat(
   const given = value<string | undefined>('state-file') || undefined;
   const stateFile = given ?? defaultStatePath(value<string>('manifest'));
   const elsewhere = value<string | undefined>('state') || value<string | undefined>('state-url-file');
-  if (given === undefined && !elsewhere) checkDefaultStatePath(stateFile, command);
+  if (given === undefined && !elsewhere) {
+    checkDefaultStatePath(stateFile, command, value<string | undefined>('base-url'));
+  }
   const output = command === 'export' ? 'text' : (value<string | undefined>('output') ?? 'text');
   if (!['text', 'json', 'markdown'].includes(output)) {
     throw new UsageError(`${sources.output}: "${output}" is not a format; use text, json or markdown`);

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { canonicalBaseUrl } from '../state/index.js';
 import { UsageError } from './errors.js';
 import { refuseUnusablePath } from './option-values.js';
 import { OPTION_TABLE } from './options.js';
@@ -20,17 +21,33 @@ export function defaultStatePath(manifest: string): string {
 /**
  * The default state file of a run, checked like a given one. Earlier versions kept it in the current
  * directory: when it is there and not beside the manifest, the run stops before any request rather than
- * start afresh without the protections it holds. Unless the current directory has a manifest of its own
- * (`websites.yaml`, the default one): the file beside it is that manifest's state, as this version keeps
- * it.
+ * start afresh without the protections it holds. Unless that file is another account's state (its base
+ * URL says so): then it is not this manifest's, whatever kept it there.
  */
-export function checkDefaultStatePath(path: string, command: string): void {
+export function checkDefaultStatePath(path: string, command: string, baseUrl: string | undefined): void {
   refuseUnusablePath(path, '--state-file', 'write');
   if (command !== 'sync') return;
   const earlier = `./${STATE_FILE_NAME}`;
   if (resolve(earlier) === resolve(path) || existsSync(path) || !existsSync(earlier)) return;
-  if (existsSync(OPTION_TABLE.manifest.default)) return;
+  const account = accountOf(earlier);
+  if (baseUrl && account !== undefined && account !== canonicalBaseUrl(baseUrl)) return;
+  // The current directory's own manifest keeps its state there too: that is the other reading.
+  const manifest = OPTION_TABLE.manifest.default;
+  const beside = existsSync(manifest) ? `, or the state of ${manifest} beside it` : '';
   throw new UsageError(
-    `no state file at ${path}, beside the manifest, where it is looked for when --state-file is not given; ${earlier}, in the current directory, is where earlier versions kept it. If it is this manifest's, move it (mv ${earlier} ${path}); otherwise name this manifest's with --state-file ${path}. Nothing was sent`,
+    `no state file at ${path}, beside the manifest, where it is looked for when --state-file is not given; ${earlier}, in the current directory, is where earlier versions kept it${beside}. If it is this manifest's, move it (mv ${earlier} ${path}); otherwise name this manifest's with --state-file ${path}. Nothing was sent`,
   );
+}
+
+/** The account a state file is for (its base URL); undefined when it cannot be read. */
+function accountOf(file: string): string | undefined {
+  try {
+    // A FIFO there would block the read for ever: only a file is read.
+    if (!statSync(file).isFile()) return undefined;
+    const data: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const url = (data as { base_url?: unknown } | null)?.base_url;
+    return typeof url === 'string' ? canonicalBaseUrl(url) : undefined;
+  } catch {
+    return undefined;
+  }
 }

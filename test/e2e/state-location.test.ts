@@ -99,14 +99,22 @@ describe('the default state file, wherever the run starts', () => {
     expect(await readFile(join(root, '.websites-sync-state.json'), 'utf8')).toBe('{}\n');
   });
 
-  it("the current directory's own manifest beside that file makes it its state, not an earlier version's", async () => {
-    // As after following the README in a clone, then running another manifest from the same directory.
+  it("another account's state file in the current directory is not taken for this manifest's", async () => {
+    // As after following the README in a clone against one service, then running another manifest.
     await writeFile(join(acct(), 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: keep.example.com\n');
     await writeFile(join(root, 'websites.yaml'), 'version: 1\nwebsites: []\n');
-    await writeFile(join(root, '.websites-sync-state.json'), '{}\n');
+    const other = JSON.stringify({ version: 2, base_url: 'https://other.example.com/', websites: {} });
+    await writeFile(join(root, '.websites-sync-state.json'), other);
     const run = await runCli(['--once', '--dry-run', '-f', 'acct/websites.yaml'], env, root);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).not.toContain('earlier versions');
+    // The same account's: it may be either manifest's, and the run stops, saying both.
+    const same = JSON.stringify({ version: 2, base_url: simulator.url, websites: {} });
+    await writeFile(join(root, '.websites-sync-state.json'), same);
+    const stopped = await runCli(['--once', '--dry-run', '-f', 'acct/websites.yaml'], env, root);
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain(
+      'is where earlier versions kept it, or the state of ./websites.yaml beside it. If it is this manifest',
+    );
   });
 
   it('a --state-file in a folder that does not exist: the run says so and how to make it, before any request', async () => {
