@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ export interface BranchStore {
   cwd: string;
   branch: string;
   /**
-   * How long a fetch or a push may take (the `timeout` input): a remote that stops answering would
+   * How long a fetch or a push may take (the `git-timeout` input): a remote that stops answering would
    * otherwise hold the job until GitHub cancels it, hours later. Unbounded when undefined.
    */
   timeoutMs?: number;
@@ -48,10 +48,8 @@ interface GitOptions {
 function git(cwd: string, args: string[], options: GitOptions = {}): Promise<GitResult> {
   const { env = {}, input, timeoutMs } = options;
   return new Promise((resolve) => {
-    // A prompt for credentials would wait for a terminal the job does not have. In a process group of
-    // its own (but on Windows, which has none), so that a timeout ends everything it started (a hook, a
-    // credential helper) at once: a process left behind would keep its output open, and the answer
-    // waiting.
+    // A prompt for credentials would wait for a terminal the job does not have. A process group of its
+    // own (on Windows, which has none, its process tree) is ended whole at the timeout.
     const group = process.platform !== 'win32';
     const child = spawn('git', args, {
       cwd,
@@ -71,12 +69,7 @@ function git(cwd: string, args: string[], options: GitOptions = {}): Promise<Git
         ? undefined
         : setTimeout(() => {
             timedOut = true;
-            try {
-              if (group && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-              else child.kill('SIGKILL');
-            } catch {
-              // Ended meanwhile.
-            }
+            endAll(child, group);
           }, timeoutMs);
     const end = (code: number) => {
       clearTimeout(timer);
@@ -87,15 +80,41 @@ function git(cwd: string, args: string[], options: GitOptions = {}): Promise<Git
       end(1);
     });
     child.on('close', (code) => end(code ?? 1));
+    // Once ended by the timeout, its output is not waited for: a process it started that outlived it
+    // (one the tree kill missed) may hold it open.
+    child.on('exit', (code) => {
+      if (!timedOut) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      end(code ?? 1);
+    });
+    // git may exit before it reads its input (a failure): said by its status, not an uncaught EPIPE.
+    child.stdin.on('error', () => {});
     child.stdin.end(input);
   });
 }
 
-/** Why a git command failed, in words: the timeout, else what git said. */
+/** Ends git and everything it started: its process group, or on Windows its process tree. */
+function endAll(child: ChildProcess, group: boolean): void {
+  if (child.pid === undefined) return;
+  try {
+    if (group) process.kill(-child.pid, 'SIGKILL');
+    else {
+      const tree = spawn('taskkill', ['/pid', String(child.pid), '/t', '/f'], { stdio: 'ignore' });
+      tree.on('error', () => child.kill('SIGKILL'));
+    }
+  } catch {
+    // Ended meanwhile.
+  }
+}
+
+/** Why a git command failed, in words: the timeout (with the last thing git said), else what it said. */
 function failure(result: GitResult, timeoutMs: number | undefined): string {
-  if (result.timedOut)
-    return `no answer from origin within ${formatDuration(timeoutMs ?? 0)} (the timeout input)`;
-  return result.stderr.trim() || `exit ${result.code}`;
+  const said = result.stderr.trim();
+  if (!result.timedOut) return said || `exit ${result.code}`;
+  const last = said.split('\n').at(-1);
+  const timeout = `no answer from origin within ${formatDuration(timeoutMs ?? 0)} (the git-timeout input)`;
+  return last ? `${timeout}; git last said: ${last}` : timeout;
 }
 
 async function gitOrThrow(cwd: string, args: string[], env?: NodeJS.ProcessEnv, input?: string) {

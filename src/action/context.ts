@@ -82,7 +82,7 @@ export async function jobContext(
     temp,
     config,
     stateDir: () => dirname(resolve(workspace, config(['--dry-run']).stateFile)),
-    store: (branch) => ({ cwd: workspace, branch, timeoutMs: githubTimeoutMs(config) }),
+    store: (branch) => ({ cwd: workspace, branch, timeoutMs: inputs.gitTimeoutMs }),
   };
 }
 

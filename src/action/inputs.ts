@@ -1,4 +1,5 @@
 import { OPTION_TABLE, type OptionName, UsageError } from '../cli/index.js';
+import { parseDurationMs } from '../model/index.js';
 import { isPostgresUrl } from '../state/index.js';
 
 // The Action's inputs. Those named like an option of the command line (src/cli/options.ts) become that
@@ -22,6 +23,8 @@ export interface ActionInputs {
   /** `apply` on a push without a reviewed plan: apply a fresh plan (true) or fail (false). */
   applyUnreviewed: boolean;
   driftLabel: string;
+  /** How long one fetch or push of the state and plan branches may take (`git-timeout`). */
+  gitTimeoutMs: number;
   /** The command-line options the other inputs stand for, as flags. */
   flags: string[];
 }
@@ -36,6 +39,7 @@ export const OWN_INPUTS = [
   'plan-branch',
   'apply-unreviewed',
   'drift-label',
+  'git-timeout',
 ] as const;
 /** Options each job sets itself, or that mean nothing in a job (the daemon's, help). */
 const SET_BY_THE_ACTION = new Set<string>([
@@ -84,6 +88,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     planBranch: own('plan-branch') || 'websites-sync-plans',
     applyUnreviewed: booleanInput('apply-unreviewed', own('apply-unreviewed') || 'false'),
     driftLabel: own('drift-label') || 'websites-sync-drift',
+    gitTimeoutMs: gitTimeout(own('git-timeout') || '5m'),
     flags,
   };
 }
@@ -106,6 +111,16 @@ function flagsOf(name: string, value: string): string[] {
   }
   if (spec.type === 'boolean') return booleanInput(name, value) ? [`--${name}`] : [];
   return [`--${name}=${value}`];
+}
+
+const GIT_TIMEOUT = { minMs: 1_000, maxMs: 3_600_000 };
+
+function gitTimeout(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms === undefined || ms < GIT_TIMEOUT.minMs || ms > GIT_TIMEOUT.maxMs) {
+    throw new UsageError(`input git-timeout: "${value}" is not a duration from 1s to 1h (e.g. 5m)`);
+  }
+  return ms;
 }
 
 /** As the YAML 1.2 core schema (and @actions/core's getBooleanInput) spells a boolean. */

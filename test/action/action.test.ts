@@ -280,18 +280,18 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(run.stdout).toContain('::error::the plan could not be kept on websites-sync-plans');
   });
 
-  it('a push that never ends: ended at the timeout input, with what it started, and the job fails', async () => {
+  it('a push that never ends: ended at the git-timeout input, with what it started, and the job fails', async () => {
     // A remote that stops answering mid-push (here: its hook never returns).
     const hook = join(origin, 'hooks', 'pre-receive');
     writeFileSync(hook, `#!/bin/sh\necho $$ > "${join(origin, 'hook.pid')}"\nexec sleep 600\n`);
     chmodSync(hook, 0o755);
     git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
     const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
-    const run = await planOn(15, head, { timeout: '3s' });
+    const run = await planOn(15, head, { 'git-timeout': '3s' });
     expect(run.code).toBe(1);
     const body = github.comments.get(15)?.[0]?.body ?? '';
     expect(body).toContain('The signed plan could not be kept');
-    expect(body).toContain('no answer from origin within 3s (the timeout input)');
+    expect(body).toContain('no answer from origin within 3s (the git-timeout input)');
     // The hook was ended with the push: nothing it started is left running.
     const pid = readFileSync(join(origin, 'hook.pid'), 'utf8').trim();
     const stat = join('/proc', pid, 'stat');

@@ -24,6 +24,8 @@ describe('readInputs', () => {
     expect(inputs.apiKey).toBe('k');
     expect(inputs.stateBranch).toBe('');
     expect(inputs.planBranch).toBe('websites-sync-plans');
+    expect(inputs.gitTimeoutMs).toBe(5 * 60_000);
+    expect(readInputs(env({ command: 'plan', 'git-timeout': '90s' })).gitTimeoutMs).toBe(90_000);
   });
 
   it.each([
@@ -35,6 +37,8 @@ describe('readInputs', () => {
       'input no-such-option: this version of websites-sync has no option --no-such-option',
     ],
     [{ command: 'apply', 'apply-unreviewed': 'maybe' }, 'input apply-unreviewed: "maybe" is not a boolean'],
+    [{ command: 'plan', 'git-timeout': '2h' }, 'input git-timeout: "2h" is not a duration from 1s to 1h'],
+    [{ command: 'plan', 'git-timeout': 'soon' }, 'input git-timeout: "soon" is not a duration from 1s to 1h'],
   ])('refuses %j', (inputs, message) => {
     expect(() => readInputs(env(inputs))).toThrow(message);
   });
