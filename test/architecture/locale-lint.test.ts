@@ -15,6 +15,8 @@ function lint(source: string): { status: number | null; output: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ws-locale-lint-'));
   dirs.push(dir);
   cpSync(join(root, 'biome.json'), join(dir, 'biome.json'));
+  // Biome reads the ignore file the configuration names (vcs.useIgnoreFile).
+  cpSync(join(root, '.gitignore'), join(dir, '.gitignore'));
   cpSync(join(root, 'lint'), join(dir, 'lint'), { recursive: true });
   mkdirSync(join(dir, 'src'));
   writeFileSync(join(dir, 'src/order.ts'), source);
