@@ -3,7 +3,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { connect as connectTcp, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -212,14 +213,13 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       }
     });
 
-    it('a schema of the first version (no notified table) is upgraded in place, its state kept', async () => {
+    it('a schema made before the notified table gains it at the same version (an earlier websites-sync still takes it), its state kept', async () => {
       expect((await runCli(['--once'], env)).code).toBe(0);
       await db.query(`DROP TABLE "${schema}".notified`);
-      await db.query(`UPDATE "${schema}".schema_version SET version = 1`);
       const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
       // Nothing to resend: the write-only fields the first run applied are still known.
       expect(again.code, again.stdout + again.stderr).toBe(0);
-      expect(await db.query(`SELECT version FROM "${schema}".schema_version`)).toEqual([{ version: 2 }]);
+      expect(await db.query(`SELECT version FROM "${schema}".schema_version`)).toEqual([{ version: 1 }]);
       expect(await db.query(`SELECT * FROM "${schema}".notified`)).toEqual([]);
     });
 
@@ -325,6 +325,35 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
         runCli(['--once', '--dry-run'], { ...env, WEBSITES_SYNC_STATE: url }),
       ]);
       for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    });
+
+    it('processes that waited for another to create the schema, under a role whose transactions default to repeatable read', async () => {
+      const schema = db.schema();
+      const role = `${schema}_rr`;
+      await db.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rr-secret-9'`);
+      await db.query(`ALTER ROLE ${role} SET default_transaction_isolation = 'repeatable read'`);
+      await db.query(`GRANT CREATE ON DATABASE ${new URL(db.url).pathname.slice(1)} TO ${role}`);
+      const url = db.stateUrl(schema, { user: role, password: 'rr-secret-9' });
+      // The lock the tool creates a schema under, held here until two runs wait for it.
+      const holder = new pg.Client({ connectionString: db.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
+        const runs = [1, 2].map(() =>
+          startCli(['--once', '--dry-run'], { ...env, WEBSITES_SYNC_STATE: url }),
+        );
+        const waiting = async () =>
+          (await db.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`)).length;
+        await vi.waitFor(async () => expect(await waiting()).toBe(2), { timeout: 20_000, interval: 100 });
+        await holder.query('COMMIT');
+        for (const run of runs) {
+          const done = await run.done;
+          expect(done.code, done.stderr).toBe(0);
+        }
+      } finally {
+        await holder.end();
+      }
     });
   });
 });

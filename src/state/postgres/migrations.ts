@@ -49,24 +49,39 @@ const MIGRATIONS: ReadonlyArray<(schema: string) => string> = [
       backend_pid integer NOT NULL,
       PRIMARY KEY (account, role)
     );`,
-  // What the webhook took last, per account (notified.ts): kept by `--once` between invocations.
-  (s) => `
-    CREATE TABLE ${s}.notified (
-      account text PRIMARY KEY,
-      sent jsonb NOT NULL,
-      updated_at timestamptz NOT NULL DEFAULT now()
-    );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the schema to SCHEMA_VERSION, or says why it cannot; changes nothing on a newer schema. */
+/**
+ * Tables an earlier version neither reads nor needs, added whatever the schema's version: the version
+ * (which an earlier websites-sync refuses when it is newer) moves only for a change it could not live
+ * with, so a rollback or a replica not yet upgraded keeps working.
+ */
+const ADDITIONS: ReadonlyArray<{ table: string; create: (schema: string) => string }> = [
+  // What the webhook took last, per account (notified.ts): kept by `--once` between invocations.
+  {
+    table: 'notified',
+    create: (s) => `
+      CREATE TABLE IF NOT EXISTS ${s}.notified (
+        account text PRIMARY KEY,
+        sent jsonb NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+  },
+];
+
+/**
+ * Brings the schema to SCHEMA_VERSION with every addition, or says why it cannot; changes nothing on a
+ * newer schema.
+ */
 export async function migrate(client: Client, schema: string): Promise<void> {
   const s = quoted(schema);
   const current = await versionOf(client, schema);
-  if (current === SCHEMA_VERSION) return;
+  if (current === SCHEMA_VERSION && (await additionsMissing(client, schema)) === 0) return;
   refuseNewer(current, schema);
-  await client.query('BEGIN');
+  // Read committed whatever the role's default: what is read after the lock is what others committed.
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
     const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
@@ -79,11 +94,21 @@ export async function migrate(client: Client, schema: string): Promise<void> {
       await client.query(`DELETE FROM ${s}.schema_version`);
       await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version]);
     }
+    for (const { create } of ADDITIONS) await client.query(create(s));
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
   }
+}
+
+async function additionsMissing(client: Client, schema: string): Promise<number> {
+  const names = ADDITIONS.map(({ table }) => `${quoted(schema)}.${table}`);
+  const { rows } = await client.query<{ found: string | null }>(
+    'SELECT to_regclass(name) AS found FROM unnest($1::text[]) AS name',
+    [names],
+  );
+  return rows.filter((row) => !row.found).length;
 }
 
 /** 0 when the schema or its version table does not exist yet. */
