@@ -21,12 +21,17 @@ export interface NotifierOptions {
   attempts?: number;
   /** What an earlier run sent, per topic (`sent()` of its notifier): `--once` keeps it between runs. */
   sent?: Readonly<Record<string, string>>;
+  /**
+   * Told what is remembered (`sent()`) each time it changes (a delivery, a situation forgotten): the
+   * daemon keeps it with the state, so a restart or a new leader does not tell the same again.
+   */
+  onMemory?: (sent: Record<string, string>) => void;
 }
 
 export class Notifier {
   readonly #options: NotifierOptions;
   /** Per topic, the hash of the last event delivered about it. */
-  readonly #last: Map<string, string>;
+  #last: Map<string, string>;
   /** Per topic, the hash of the event queued or being sent about it (not delivered yet). */
   readonly #queued = new Map<string, string>();
   #pending: Promise<void> = Promise.resolve();
@@ -39,6 +44,16 @@ export class Notifier {
   /** Per topic, the hash of the last event delivered about it: to hand to the next run's notifier. */
   sent(): Record<string, string> {
     return Object.fromEntries(this.#last);
+  }
+
+  /**
+   * What was delivered, as kept elsewhere (by the leader before this one): it replaces what this knew.
+   * Events queued from now on wait for it, and are not sent when it holds them already.
+   */
+  remember(loading: Promise<Readonly<Record<string, string>>>): void {
+    this.#pending = this.#pending.then(async () => {
+      this.#last = new Map(Object.entries(await loading));
+    });
   }
 
   /**
@@ -56,11 +71,14 @@ export class Notifier {
       const message = { ...shown, text: shownText(shown.text), at: new Date().toISOString() };
       const body = this.#options.redact(JSON.stringify(message));
       this.#pending = this.#pending.then(async () => {
-        const delivered = await this.#send(event.event, body);
+        // Known by now to have been delivered (a memory read meanwhile, `remember`): not sent again.
+        const delivered = this.#last.get(topic) === hash || (await this.#send(event.event, body));
         // Not remembered when the topic was forgotten or a newer event queued meanwhile.
         if (this.#queued.get(topic) !== hash) return;
         this.#queued.delete(topic);
-        if (delivered) this.#last.set(topic, hash);
+        if (!delivered) return;
+        this.#last.set(topic, hash);
+        this.#options.onMemory?.(this.sent());
       });
     }
   }
@@ -71,11 +89,13 @@ export class Notifier {
    */
   notifyRun(events: readonly NotifyEvent[]): void {
     const told = new Set(events.map((event) => topicOf(event.event)));
+    let forgot = false;
     for (const kind of RUN_KINDS) {
       if (told.has(topicOf(kind))) continue;
-      this.#last.delete(topicOf(kind));
+      forgot = this.#last.delete(topicOf(kind)) || forgot;
       this.#queued.delete(topicOf(kind));
     }
+    if (forgot) this.#options.onMemory?.(this.sent());
     this.notify(events);
   }
 

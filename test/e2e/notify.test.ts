@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Notifier } from '../../src/notify/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type Fixture, manifestText, metricValue, saveByRename, startFixture } from '../daemon/fixture.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
+import { untilLogged } from '../helpers/postgres.js';
 import { type Receiver, startReceiver as startHook } from '../helpers/receiver.js';
 
 // Notifications (issue 13 §6): a loopback webhook receiver gets one event per distinct event, none
@@ -33,6 +34,32 @@ afterEach(async () => {
   simulator = undefined;
   await receiver?.close();
   receiver = undefined;
+});
+
+describe('--notify-url with the daemon, restarted', () => {
+  it('a standing situation told before the restart is not told again by the next process', async () => {
+    const url = await startReceiver();
+    simulator = await startSimulator({
+      websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-daemon-'));
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n  - domain: keep.example.com\n',
+    );
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    for (let start = 0; start < 2; start++) {
+      const daemon = startCli([], env);
+      try {
+        await untilLogged(daemon, /"msg":"run success"/);
+      } finally {
+        daemon.child.kill('SIGTERM');
+      }
+      // The daemon delivers what it has on its way before it exits.
+      expect((await daemon.done).code).toBe(0);
+    }
+    expect(received.map((e) => e.event)).toEqual(['delete_scheduled']);
+  });
 });
 
 describe('--notify-url with --once', () => {

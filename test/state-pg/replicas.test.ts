@@ -1,6 +1,6 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, type StartedCli, startCli, toolEnv } from '../helpers/cli.js';
@@ -10,6 +10,7 @@ import {
   type TestDatabase,
   untilLogged,
 } from '../helpers/postgres.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 // Daemon replicas on one PostgreSQL state: one leader, standbys that take over, against a real server.
 
@@ -154,5 +155,38 @@ describe.skipIf(skipWithoutDatabase)('daemon replicas with a PostgreSQL state', 
     await untilLogged(second, /"msg":"leading/, 10_000);
     await untilLogged(second, /"msg":"run success"/);
     expect(creates()).toHaveLength(DOMAINS.length);
+  });
+  it('a standby taking over knows what the last leader told the webhook: a standing situation is not told again', async () => {
+    const receiver = await startReceiver({ setAside: ['warnings'] });
+    try {
+      simulator.createWebsite({ domain: 'gone.example.com' });
+      await writeFile(
+        join(dirname(env.WEBSITES_SYNC_MANIFEST as string), 'websites.yaml'),
+        `version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n${DOMAINS.map((d) => `  - domain: ${d}\n`).join('')}`,
+      );
+      env = { ...env, WEBSITES_SYNC_NOTIFY_URL: receiver.url };
+      // The leader's first run waits until the standby has started (and read what was told: nothing).
+      let standbyStarted: () => void = () => {};
+      const started = new Promise<void>((resolve) => {
+        standbyStarted = resolve;
+      });
+      simulator.onRequest = () => started;
+      const leader = daemon();
+      await untilLogged(leader, /"msg":"leading/);
+      const standby = daemon();
+      await untilLogged(standby, /"msg":"standby: another daemon leads/);
+      standbyStarted();
+      await untilLogged(leader, /"msg":"run success"/);
+      leader.child.kill('SIGTERM');
+      expect((await leader.done).code).toBe(0);
+      expect(receiver.received.map((e) => e.event)).toEqual(['delete_scheduled']);
+      await untilLogged(standby, /"msg":"leading/, 10_000);
+      await untilLogged(standby, /"msg":"run success"/);
+      standby.child.kill('SIGTERM');
+      expect((await standby.done).code).toBe(0);
+      expect(receiver.received.map((e) => e.event)).toEqual(['delete_scheduled']);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -1,7 +1,14 @@
-import { DaemonMetrics, type ListenAddress, launchDaemon, parseListen } from '../../daemon/index.js';
-import { Notifier } from '../../notify/index.js';
+import {
+  Daemon,
+  DaemonMetrics,
+  type LaunchOptions,
+  type ListenAddress,
+  launchDaemon,
+  parseListen,
+} from '../../daemon/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
+import { type DaemonNotifier, daemonNotifier } from '../daemon-notifier.js';
 import { EXIT, UsageError } from '../errors.js';
 import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
@@ -25,13 +32,11 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const { baseUrl, secret } = client;
   // Before the first run: an unreachable or unusable state stops the start, naming why.
   const store = await openStoreFromConfig(config, io, { baseUrl, logger, heartbeatMs: config.leaderPollMs });
-  const notifier =
-    config.notifyUrl === undefined
-      ? undefined
-      : new Notifier({ url: config.notifyUrl, logger, redact: (json) => io.redactor.showJson(json) });
+  const notifying = await daemonNotifier(config, io, logger, store);
+  const notifier = notifying?.notifier;
   let code: number = EXIT.error;
   try {
-    const handle = await launchDaemon({
+    const options: LaunchOptions = {
       manifest: config.manifest,
       env: io.env,
       service: client.service,
@@ -50,11 +55,12 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       listen,
       // Caught since the process started; one that came before the daemon was ready is acted on now.
       ...(io.signals ? { signals: io.signals } : {}),
-    }).catch(explainListenFailure(config.listen, config.sources.listen));
-    code = await handle.done;
+    };
+    code = await (await start(options, notifying, config)).done;
     // Shut down: a signal during the last deliveries ends the process at once, as Node's default would.
     await io.signals?.release();
     await notifier?.flush();
+    await notifying?.settled();
   } finally {
     await store.close();
     if (code === EXIT.ok) await client.close();
@@ -66,6 +72,13 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
     logger.flush();
   }
   return code;
+}
+
+/** The daemon, built first so that its becoming the leader is heard from the first time, started. */
+function start(options: LaunchOptions, notifying: DaemonNotifier | undefined, config: Config) {
+  const daemon = new Daemon(options);
+  notifying?.follow(daemon);
+  return launchDaemon(options, daemon).catch(explainListenFailure(config.listen, config.sources.listen));
 }
 
 function refuseOneShotOptions(config: Config): void {

@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { Daemon } from '../daemon/index.js';
+import { Notifier } from '../notify/index.js';
+import type { StateStore } from '../state/index.js';
+import type { Config } from './args.js';
+import type { Io } from './io.js';
+
+/**
+ * The daemon's `--notify-url`, its memory of what was delivered kept by the state's store as `--once`
+ * keeps it: read at start and whenever this daemon becomes the leader (a standby taking over knows what
+ * the last leader told), written after each change. So a restart, a rollout or a failover does not tell
+ * a standing situation again. Observe mode keeps nothing, as a dry run does. A memory that cannot be
+ * read or written only means a situation may be told again.
+ */
+export interface DaemonNotifier {
+  notifier: Notifier;
+  /** Reads the memory again each time `daemon` becomes the leader. */
+  follow(daemon: Daemon): void;
+  /** Waits for the writes on their way (before the store is closed). */
+  settled(): Promise<void>;
+}
+
+export async function daemonNotifier(
+  config: Config,
+  io: Io,
+  logger: Logger,
+  store: StateStore,
+): Promise<DaemonNotifier | undefined> {
+  if (config.notifyUrl === undefined) return undefined;
+  const redact = (json: string) => io.redactor.showJson(json);
+  const unremembered = (error: Error) =>
+    logger.warn({ stage: 'notify', state: store.shown, err: error.message }, 'cannot remember what was sent');
+  const read = () =>
+    store.readNotified().catch((error: Error) => {
+      unremembered(error);
+      return {};
+    });
+  if (config.dryRun) {
+    const notifier = new Notifier({ url: config.notifyUrl, logger, redact });
+    return { notifier, follow: () => {}, settled: async () => {} };
+  }
+  let writing = Promise.resolve();
+  const notifier = new Notifier({
+    url: config.notifyUrl,
+    logger,
+    redact,
+    sent: await read(),
+    onMemory: (sent) => {
+      writing = writing.then(() => store.writeNotified(sent)).catch(unremembered);
+    },
+  });
+  return {
+    notifier,
+    follow: (daemon) => daemon.on('leading', () => notifier.remember(read())),
+    settled: () => writing,
+  };
+}
