@@ -288,6 +288,25 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       expect(writes()).toEqual([]);
     });
 
+    it("a role that may use the tool's tables but not create one: it runs as before the notified table", async () => {
+      const schema = db.schema();
+      const made = await runCli(['--once', '--dry-run'], {
+        ...env,
+        WEBSITES_SYNC_STATE: db.stateUrl(schema),
+      });
+      expect(made.code, made.stderr).toBe(0);
+      await db.query(`DROP TABLE "${schema}".notified`);
+      const role = `${schema}_rw`;
+      await db.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rw-secret-9'`);
+      await db.query(`GRANT USAGE ON SCHEMA "${schema}" TO ${role}`);
+      await db.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO ${role}`);
+      await db.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA "${schema}" TO ${role}`);
+      const url = db.stateUrl(schema, { user: role, password: 'rw-secret-9' });
+      const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE: url });
+      expect(run.code, run.stderr).toBe(0);
+      expect(writes().length).toBeGreaterThan(0);
+    });
+
     it('a schema written by a newer websites-sync', async () => {
       const schema = db.schema();
       await db.query(`CREATE SCHEMA ${schema}`);

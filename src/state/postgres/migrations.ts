@@ -78,7 +78,7 @@ const ADDITIONS: ReadonlyArray<{ table: string; create: (schema: string) => stri
 export async function migrate(client: Client, schema: string): Promise<void> {
   const s = quoted(schema);
   const current = await versionOf(client, schema);
-  if (current === SCHEMA_VERSION && (await additionsMissing(client, schema)) === 0) return;
+  if (current === SCHEMA_VERSION) return addMissing(client, schema);
   refuseNewer(current, schema);
   // Read committed whatever the role's default: what is read after the lock is what others committed.
   await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
@@ -99,6 +99,23 @@ export async function migrate(client: Client, schema: string): Promise<void> {
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * The additions a schema at the current version lacks. A role that may not create tables in a schema
+ * made for it keeps working without them (what they hold is kept nowhere): it worked before they were.
+ */
+async function addMissing(client: Client, schema: string): Promise<void> {
+  if ((await additionsMissing(client, schema)) === 0) return;
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
+    for (const { create } of ADDITIONS) await client.query(create(quoted(schema)));
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    if ((error as { code?: string }).code !== '42501') throw error;
   }
 }
 
