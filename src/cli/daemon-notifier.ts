@@ -40,18 +40,38 @@ export async function daemonNotifier(
     return { notifier, follow: () => {}, settled: async () => {} };
   }
   let writing = Promise.resolve();
+  // Written only while this daemon leads (and as it shuts down): once another leads, what this one
+  // knows is older than what the leader writes.
+  let leading = false;
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact,
     sent: await read(),
     onMemory: (sent) => {
+      if (!leading) return;
       writing = writing.then(() => store.writeNotified(sent)).catch(unremembered);
     },
   });
+  // After the writes on their way; an unreadable memory leaves what this knows.
+  const reread = () =>
+    writing
+      .then(() => store.readNotified())
+      .catch((error: Error) => {
+        unremembered(error);
+        return undefined;
+      });
   return {
     notifier,
-    follow: (daemon) => daemon.on('leading', () => notifier.remember(read())),
+    follow: (daemon) => {
+      daemon.on('leading', () => {
+        leading = true;
+        notifier.remember(reread);
+      });
+      daemon.on('standby', () => {
+        leading = false;
+      });
+    },
     settled: () => writing,
   };
 }

@@ -32,6 +32,8 @@ export class Notifier {
   readonly #options: NotifierOptions;
   /** Per topic, the hash of the last event delivered about it. */
   #last: Map<string, string>;
+  /** Memories being loaded (`remember`). */
+  #reloading = 0;
   /** Per topic, the hash of the event queued or being sent about it (not delivered yet). */
   readonly #queued = new Map<string, string>();
   #pending: Promise<void> = Promise.resolve();
@@ -47,12 +49,19 @@ export class Notifier {
   }
 
   /**
-   * What was delivered, as kept elsewhere (by the leader before this one): it replaces what this knew.
-   * Events queued from now on wait for it, and are not sent when it holds them already.
+   * What was delivered, as kept elsewhere (by the leader before this one), loaded in its turn (after the
+   * deliveries queued before it): it replaces what this knew, unless it could not be read (undefined).
+   * Events queued meanwhile are compared with it, not with what it replaces.
    */
-  remember(loading: Promise<Readonly<Record<string, string>>>): void {
+  remember(load: () => Promise<Readonly<Record<string, string>> | undefined>): void {
+    this.#reloading++;
     this.#pending = this.#pending.then(async () => {
-      this.#last = new Map(Object.entries(await loading));
+      try {
+        const sent = await load();
+        if (sent) this.#last = new Map(Object.entries(sent));
+      } finally {
+        this.#reloading--;
+      }
     });
   }
 
@@ -64,7 +73,9 @@ export class Notifier {
     for (const event of events) {
       const topic = topicOf(event.event);
       const hash = createHash('sha256').update(JSON.stringify(event)).digest('hex');
-      if (this.#last.get(topic) === hash || this.#queued.get(topic) === hash) continue;
+      // While a memory is loading, what this knows may be stale: compared in the event's turn instead.
+      const known = this.#reloading === 0 && this.#last.get(topic) === hash;
+      if (known || this.#queued.get(topic) === hash) continue;
       this.#queued.set(topic, hash);
       const { details: _compared, ...shown } = event;
       // `text` is what a chat shows as the message: escaped visibly; `websites` keep the exact names.
@@ -89,13 +100,15 @@ export class Notifier {
    */
   notifyRun(events: readonly NotifyEvent[]): void {
     const told = new Set(events.map((event) => topicOf(event.event)));
-    let forgot = false;
-    for (const kind of RUN_KINDS) {
-      if (told.has(topicOf(kind))) continue;
-      forgot = this.#last.delete(topicOf(kind)) || forgot;
-      this.#queued.delete(topicOf(kind));
-    }
-    if (forgot) this.#options.onMemory?.(this.sent());
+    const untold = RUN_KINDS.map(topicOf).filter((topic) => !told.has(topic));
+    for (const topic of untold) this.#queued.delete(topic);
+    const forget = () => {
+      const forgot = untold.filter((topic) => this.#last.delete(topic));
+      if (forgot.length > 0) this.#options.onMemory?.(this.sent());
+    };
+    // After a memory that is loading, or it would bring back what this run forgets.
+    if (this.#reloading > 0) this.#pending = this.#pending.then(forget);
+    else forget();
     this.notify(events);
   }
 

@@ -107,3 +107,42 @@ describe('the daemon remembers an event only once the webhook took it', () => {
     expect(events(hook.received)).toEqual(['operation_failed']);
   });
 });
+
+describe('a memory read from elsewhere (a new leader reads what the last one delivered)', () => {
+  const event = { event: 'operation_failed' as const, text: 'x failed', websites: ['x.example.com'] };
+  const silent = pino({ level: 'silent' });
+
+  it('is what events queued while it loads are compared with, not what it replaces', async () => {
+    const hook = await startReceiver();
+    receiver = hook;
+    const notifier = new Notifier({ url: hook.url, logger: silent, redact: (t) => t });
+    notifier.notify([event]);
+    await notifier.flush();
+    // The memory kept elsewhere says nothing was delivered (another leader saw the situation end).
+    notifier.remember(async () => ({}));
+    notifier.notify([event]);
+    await notifier.flush();
+    expect(events(hook.received)).toEqual(['operation_failed', 'operation_failed']);
+  });
+
+  it('is read in its turn, after the deliveries queued before it were kept', async () => {
+    const hook = await startReceiver();
+    receiver = hook;
+    let kept: Record<string, string> = {};
+    const notifier = new Notifier({
+      url: hook.url,
+      logger: silent,
+      redact: (t) => t,
+      onMemory: (sent) => {
+        kept = sent;
+      },
+    });
+    // Asked for while the first delivery is on its way: read once it was kept, not before.
+    notifier.notify([event]);
+    notifier.remember(async () => kept);
+    await notifier.flush();
+    notifier.notify([event]);
+    await notifier.flush();
+    expect(events(hook.received)).toEqual(['operation_failed']);
+  });
+});
