@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { StateLockError } from '../lock-error.js';
 import { quoted } from './location.js';
+import { inTransaction } from './rows.js';
 
 // The tool creates and upgrades its own tables. Versioned: each migration runs once, in order, and the
 // version is recorded with it in one transaction. Two processes starting at once serialise on an
@@ -80,10 +81,7 @@ export async function migrate(client: Client, schema: string): Promise<void> {
   const current = await versionOf(client, schema);
   if (current === SCHEMA_VERSION) return addMissing(client, schema);
   refuseNewer(current, schema);
-  // Read committed whatever the role's default: what is read after the lock is what others committed.
-  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
+  await underMigrationLock(client, schema, async () => {
     const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${s}.schema_version (version integer NOT NULL)`);
@@ -95,11 +93,19 @@ export async function migrate(client: Client, schema: string): Promise<void> {
       await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version]);
     }
     for (const { create } of ADDITIONS) await client.query(create(s));
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
+}
+
+/**
+ * One transaction under the lock two processes starting at once serialise on, read committed whatever
+ * the role's default: what is read after the lock is what the other committed.
+ */
+function underMigrationLock(client: Client, schema: string, work: () => Promise<void>): Promise<void> {
+  const locked = async () => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
+    await work();
+  };
+  return inTransaction(client, locked, 'BEGIN ISOLATION LEVEL READ COMMITTED');
 }
 
 /**
@@ -108,15 +114,12 @@ export async function migrate(client: Client, schema: string): Promise<void> {
  */
 async function addMissing(client: Client, schema: string): Promise<void> {
   if ((await additionsMissing(client, schema)) === 0) return;
-  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-  try {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`websites-sync migrate ${schema}`]);
-    for (const { create } of ADDITIONS) await client.query(create(quoted(schema)));
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+  const s = quoted(schema);
+  await underMigrationLock(client, schema, async () => {
+    for (const { create } of ADDITIONS) await client.query(create(s));
+  }).catch((error: unknown) => {
     if ((error as { code?: string }).code !== '42501') throw error;
-  }
+  });
 }
 
 async function additionsMissing(client: Client, schema: string): Promise<number> {

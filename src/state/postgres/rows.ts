@@ -101,8 +101,12 @@ async function writeAccount(
 }
 
 /** One transaction: a connection cut half-way leaves what was there before, never half of it. */
-export async function inTransaction(client: Client, work: () => Promise<void>): Promise<void> {
-  await client.query('BEGIN');
+export async function inTransaction(
+  client: Client,
+  work: () => Promise<void>,
+  begin = 'BEGIN',
+): Promise<void> {
+  await client.query(begin);
   try {
     await work();
     await client.query('COMMIT');
