@@ -4,6 +4,7 @@ import { Notifier } from '../notify/index.js';
 import type { StateStore } from '../state/index.js';
 import type { Config } from './args.js';
 import type { Io } from './io.js';
+import { keptNotifications } from './notify-run.js';
 
 /**
  * The daemon's `--notify-url`, its memory of what was delivered kept by the state's store as `--once`
@@ -28,17 +29,11 @@ export async function daemonNotifier(
 ): Promise<DaemonNotifier | undefined> {
   if (config.notifyUrl === undefined) return undefined;
   const redact = (json: string) => io.redactor.showJson(json);
-  const unremembered = (error: Error) =>
-    logger.warn({ stage: 'notify', state: store.shown, err: error.message }, 'cannot remember what was sent');
-  const read = () =>
-    store.readNotified().catch((error: Error) => {
-      unremembered(error);
-      return {};
-    });
   if (config.dryRun) {
     const notifier = new Notifier({ url: config.notifyUrl, logger, redact });
     return { notifier, follow: () => {}, settled: async () => {} };
   }
+  const kept = keptNotifications(store, logger);
   let writing = Promise.resolve();
   // Written only while this daemon leads (and as it shuts down): once another leads, what this one
   // knows is older than what the leader writes.
@@ -47,20 +42,13 @@ export async function daemonNotifier(
     url: config.notifyUrl,
     logger,
     redact,
-    sent: await read(),
+    sent: (await kept.read()) ?? {},
     onMemory: (sent) => {
-      if (!leading) return;
-      writing = writing.then(() => store.writeNotified(sent)).catch(unremembered);
+      if (leading) writing = writing.then(() => kept.write(sent));
     },
   });
   // After the writes on their way; an unreadable memory leaves what this knows.
-  const reread = () =>
-    writing
-      .then(() => store.readNotified())
-      .catch((error: Error) => {
-        unremembered(error);
-        return undefined;
-      });
+  const reread = () => writing.then(kept.read);
   return {
     notifier,
     follow: (daemon) => {

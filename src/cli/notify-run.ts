@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { eventsOfRun, Notifier } from '../notify/index.js';
 import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
-import type { StateStore } from '../state/index.js';
+import type { Notified, StateStore } from '../state/index.js';
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 
@@ -19,20 +19,34 @@ export async function notifyRun(
   store: StateStore,
 ): Promise<void> {
   if (!config.notifyUrl) return;
-  const unremembered = (error: Error) => {
-    logger.warn({ stage: 'notify', state: store.shown, err: error.message }, 'cannot remember what was sent');
-  };
+  const kept = keptNotifications(store, logger);
   const notifier = new Notifier({
     url: config.notifyUrl,
     logger,
     redact: (json) => io.redactor.showJson(json),
-    sent: await store.readNotified().catch((error: Error) => {
-      unremembered(error);
-      return {};
-    }),
+    sent: (await kept.read()) ?? {},
   });
   notifier.notifyRun(eventsOfRun(factsOfRun(result, { resync: false, dryRun: config.dryRun })));
   await notifier.flush();
   if (config.dryRun) return;
-  await store.writeNotified(notifier.sent()).catch(unremembered);
+  await kept.write(notifier.sent());
+}
+
+/**
+ * The state store's memory of what was delivered (`--once`'s and the daemon's), its failures warned
+ * about and never thrown: at worst a situation is told again.
+ */
+export function keptNotifications(store: StateStore, logger: Logger) {
+  const unremembered = (error: Error) => {
+    logger.warn({ stage: 'notify', state: store.shown, err: error.message }, 'cannot remember what was sent');
+  };
+  return {
+    /** Undefined when it cannot be read. */
+    read: (): Promise<Notified | undefined> =>
+      store.readNotified().catch((error: Error) => {
+        unremembered(error);
+        return undefined;
+      }),
+    write: (sent: Notified): Promise<void> => store.writeNotified(sent).catch(unremembered),
+  };
 }
