@@ -1,4 +1,5 @@
 // Small pure helpers shared by the scenarios: statistics, bounds and the rate-limit window replay.
+import { FixedWindowLimiter } from '../../dist/simulator/index.js';
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -40,19 +41,20 @@ export function countLog(log) {
 }
 
 /**
- * Replays the simulator's fixed-window limiter over the arrival times: a window opens with the first
- * request after the previous one ended. Returns, per window, how many requests it accepted and refused.
+ * Replays the simulator's own fixed-window limiter over the log's arrival times (it counts a request at
+ * the time it logs it). Returns, per window, how many requests it accepted and refused.
  */
-export function replayWindows(log, windowMs) {
+export function replayWindows(log, limit, windowMs) {
+  const limiter = new FixedWindowLimiter({ limit, windowMs }, () => 0);
   const windows = [];
-  let current;
-  for (const [at, status] of [...log].sort((a, b) => a[0] - b[0])) {
-    if (!current || at >= current.start + windowMs) {
-      current = { start: at, accepted: 0, refused: 0 };
-      windows.push(current);
+  for (const [at] of [...log].sort((a, b) => a[0] - b[0])) {
+    const { allowed, headers } = limiter.hit('replay', at);
+    if (allowed && headers['X-RateLimit-Remaining'] === String(limit - 1)) {
+      windows.push({ start: at, accepted: 0, refused: 0 });
     }
-    if (status === 429) current.refused++;
-    else current.accepted++;
+    const current = windows.at(-1);
+    if (current && allowed) current.accepted++;
+    else if (current) current.refused++;
   }
   return windows;
 }

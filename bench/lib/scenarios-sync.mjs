@@ -177,7 +177,7 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
     ];
     const run = await measuredRun(sim, args, dir);
     const min = runRequests(0) + creates;
-    const windows = replayWindows(run.log, windowMs);
+    const windows = replayWindows(run.log, limit, windowMs);
     const arrivals = run.log.map(([at]) => at);
     const spanMs = Math.max(...arrivals) - Math.min(...arrivals);
     // The fastest the limit allows: full windows back to back, the last one only partly used.

@@ -21,7 +21,7 @@ import { applyInputMiddleware } from './validation.js';
 
 export type { EndpointFault, FaultDecision, FaultKind, FaultOptions } from './faults.js';
 export type { ListShape } from './listing.js';
-export type { RateLimitOptions } from './rate-limit.js';
+export { FixedWindowLimiter, type RateLimitOptions } from './rate-limit.js';
 export type { RecordedRequest, RecordedRequestStart, RecordedStatus, RequestHook } from './server.js';
 export {
   canonicalDomain,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { FixedWindowLimiter, type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { syncOnce, tempStatePath } from '../helpers/harness.js';
 import { expectAccount, FAST_RETRY, manifestOf, testSites } from './helpers.js';
 
@@ -11,15 +11,14 @@ import { expectAccount, FAST_RETRY, manifestOf, testSites } from './helpers.js';
 const LIMIT = 10;
 const WINDOW_MS = 2_000;
 
-/** How many accepted requests fell in each of the limiter's windows, replayed from their times. */
+/** How many accepted requests fell in each window, replayed through the service's own limiter. */
 function windowsOf(times: readonly number[]): number[] {
+  const limiter = new FixedWindowLimiter({ limit: LIMIT, windowMs: WINDOW_MS }, () => 0);
   const hits: number[] = [];
-  let endsAt = Number.NEGATIVE_INFINITY;
   for (const at of times) {
-    if (at >= endsAt) {
-      endsAt = Math.floor(at / 1_000) * 1_000 + WINDOW_MS;
-      hits.push(0);
-    }
+    const { allowed, headers } = limiter.hit('replay', at);
+    expect(allowed).toBe(true);
+    if (headers['X-RateLimit-Remaining'] === String(LIMIT - 1)) hits.push(0);
     hits[hits.length - 1] = (hits.at(-1) ?? 0) + 1;
   }
   return hits;
