@@ -49,7 +49,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # --init` (or `init: true` in compose) adds a reaper in front and changes nothing else. Give it time:
 # `docker stop -t 30` / `stop_grace_period: 30s` (Docker's default is 10 s).
 STOPSIGNAL SIGTERM
-# The CLI runs through its shebang (`#!/usr/bin/env -S node --max-semi-space-size=2 --wasm-tiering-budget=…`),
-# as the installed `websites-sync` command does: the V8 options that keep its memory small and its
-# start-up short come with it.
+# The CLI runs through its shebang (`#!/usr/bin/env -S node --max-semi-space-size=2`),
+# as the installed `websites-sync` command does: the V8 option that keeps its memory small comes with it.
 ENTRYPOINT ["/app/dist/cli/main.js"]

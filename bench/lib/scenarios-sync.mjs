@@ -208,8 +208,9 @@ export async function rateLimitScenario(dir, startup, creates = 300, limit = 60,
   }
 }
 
-// Both run under the CLI's own V8 flags (its shebang's: a small young generation), as the tool runs:
-// without them, garbage collection, and so the split, would be that of a default Node.
+// Both run under the CLI's own V8 options, as the tool runs: its shebang's (a small young generation)
+// and those it sets once started (src/cli/v8-options.ts). Without them, garbage collection, and so the
+// split, would be that of a default Node.
 
 /** CPU by stage of the same plan, run stage by stage in a process of its own (bench/phases.mjs). */
 async function phasesOf(config) {

@@ -12,6 +12,7 @@ import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
 import { checkProxyEnv, requireService } from './service-config.js';
+import { keepHttpParserInBaseline } from './v8-options.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
@@ -27,6 +28,7 @@ export function connectFromConfig(
   const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
   const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
+  keepHttpParserInBaseline();
   const client = connectService({
     baseUrl,
     apiKey,

@@ -1,15 +1,9 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --wasm-tiering-budget=100000000
-// The shebang's V8 options:
-// - `--max-semi-space-size=2` caps the young generation at 2 × 2 MB (V8 sizes it from the host's memory,
-//   up to 2 × 64 MB): a large plan's peak RSS and a daemon's RSS over thousands of runs stay within a
-//   small container's limit (docs/benchmarks.md).
-// - `--wasm-tiering-budget` (V8's default: 13,000,000) keeps undici's HTTP parser, llhttp compiled to
-//   WebAssembly, in V8's baseline compiler. With the default budget the first response sends the
-//   parser's main function to the optimizing compiler: about 50 ms of CPU and 20 MB on a worker thread,
-//   which a short run then waits for at exit (a third of a one-website dry run's wall time). The baseline
-//   code parses a response's head in microseconds; at this budget 3,000 responses in a row did not
-//   trigger the optimizing compiler.
-// Run as `node dist/cli/main.js`, pass them yourself.
+#!/usr/bin/env -S node --max-semi-space-size=2
+// The shebang's V8 option, `--max-semi-space-size=2`, caps the young generation at 2 × 2 MB (V8 sizes it
+// from the host's memory, up to 2 × 64 MB): a large plan's peak RSS and a daemon's RSS over thousands of
+// runs stay within a small container's limit (docs/explanation/benchmarks.md). Other V8 options are set
+// once the run has started (v8-options.ts): on the command line they would cost Node the code cache of
+// its own modules. Run as `node dist/cli/main.js`, pass it yourself.
 import { catchSignals, holdStartForTests } from './early-signals.js';
 
 // Checked before anything else loads: on an older Node the modules below fail with errors that say

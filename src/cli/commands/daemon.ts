@@ -10,10 +10,10 @@ import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { type DaemonNotifier, daemonNotifier } from '../daemon-notifier.js';
 import { EXIT, UsageError } from '../errors.js';
-import { growHeapSlowly } from '../heap.js';
 import type { Io } from '../io.js';
 import { commandLogger } from '../logger.js';
 import { openStoreFromConfig } from '../state-store.js';
+import { growHeapSlowly } from '../v8-options.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,

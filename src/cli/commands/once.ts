@@ -19,7 +19,6 @@ import type { StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
-import { growHeapSlowly } from '../heap.js';
 import { exitCodeOf, type Interruption, interruptOnSignals } from '../interrupt.js';
 import { type Io, useColor } from '../io.js';
 import { LiveOutput } from '../live.js';
@@ -30,6 +29,7 @@ import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { openStoreFromConfig } from '../state-store.js';
 import { StatusLine } from '../status-line.js';
+import { growHeapSlowly } from '../v8-options.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
