@@ -2,12 +2,12 @@
 // else (no checks, no plan). Run as a process of its own so its CPU is measured alone; prints
 // {"cpuMs": …} for the work after its own start-up.
 import { request } from 'undici';
-import { keepHttpParserInBaseline } from '../dist/cli/v8-options.js';
+import { setRunOptions } from '../dist/cli/v8-options.js';
 
 const [url, key, pagesText] = process.argv.slice(2);
 const pages = Number(pagesText);
 // As the CLI's service client runs it (src/cli/v8-options.ts).
-keepHttpParserInBaseline();
+setRunOptions(url);
 const before = process.cpuUsage();
 let next = 1;
 async function worker() {

@@ -1,7 +1,7 @@
 // Where the CPU of a plan goes: the stages of `websites-sync --once --dry-run` run one after the other
 // in this process, each measured with process.cpuUsage() (garbage collection on helper threads
 // included). Prints JSON: CPU and wall milliseconds per stage.
-import { growHeapSlowly, keepHttpParserInBaseline } from '../dist/cli/v8-options.js';
+import { setRunOptions } from '../dist/cli/v8-options.js';
 import { loadManifest } from '../dist/manifest/index.js';
 import { computePlan } from '../dist/plan/index.js';
 import { connectService as connect } from '../dist/service/index.js';
@@ -22,8 +22,7 @@ async function measure(name, work) {
 }
 
 // The V8 options the CLI sets once it has started (src/cli/v8-options.ts), as `--once` sets them.
-growHeapSlowly();
-keepHttpParserInBaseline();
+setRunOptions(url);
 const client = connect({
   baseUrl: url,
   apiKey: API_KEY,

@@ -6,14 +6,14 @@ import { createHmac } from 'node:crypto';
 import pino from 'pino';
 import { Agent } from 'undici';
 import { z } from 'zod';
-import { keepHttpParserInBaseline } from '../../src/cli/v8-options.ts';
+import { setRunOptions } from '../../src/cli/v8-options.ts';
 
 const Page = z.object({ data: z.array(z.object({ id: z.number(), domain: z.string() })) });
 
 export async function dryRun(baseUrl, apiKey) {
   const log = pino({ level: 'warn' }, process.stderr);
   const fingerprint = createHmac('sha256', apiKey).update('websites-sync').digest('base64url');
-  keepHttpParserInBaseline(); // as src/cli/connect.ts does before the service client connects
+  setRunOptions(baseUrl); // as src/cli/connect.ts does before the service client connects
   const agent = new Agent({ allowH2: false });
   const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
   const read = async (path) => {

@@ -12,7 +12,7 @@ import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
 import { checkProxyEnv, requireService } from './service-config.js';
-import { keepHttpParserInBaseline } from './v8-options.js';
+import { setRunOptions } from './v8-options.js';
 import { VERSION } from './version.js';
 
 /** The service client every command that talks to the service builds from its options, checked first. */
@@ -22,13 +22,13 @@ export function connectFromConfig(
   options: { hooks?: AttemptHooks; logger?: Logger; budget?: number } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
+  setRunOptions(baseUrl);
   io.redactor.add(apiKey);
   checkProxyEnv(io.env, baseUrl);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
   const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
   const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
-  keepHttpParserInBaseline();
   const client = connectService({
     baseUrl,
     apiKey,

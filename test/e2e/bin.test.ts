@@ -1,8 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/cli.js';
 
@@ -40,33 +39,86 @@ describe('the built CLI as a command', () => {
   });
 
   it("keeps the code cache of Node's own modules under its shebang's options (a V8 option V8 counts in its flag hash would make every run compile them from source)", async () => {
+    const { stdout, usage } = await withCacheUsage(['--version'], {});
+    expect(stdout).toMatch(/^websites-sync /);
+    // --version loads node:crypto (the terminal-marker nonce), among others.
+    expect(usage.with).toContain('crypto');
+    expect(usage.without).toEqual([]);
+  });
+
+  it('keeps the code cache of node:tls for an https:// service, which its client loads only when it connects, after the run has set its V8 options', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'websites-sync-bin-'));
     try {
-      // Node's count of the built-in modules it compiled with and without their code cache, at exit.
-      const report = join(dir, 'report.cjs');
-      await writeFile(
-        report,
-        `process.on('exit', () => {
-          const { internalBinding } = require('internal/test/binding');
-          const usage = internalBinding('builtins').getCacheUsage();
-          require('node:fs').writeSync(2, JSON.stringify({ with: [...usage.compiledWithCache], without: [...usage.compiledWithoutCache] }));
-        });`,
-      );
-      const options = [
-        ...(await shebangOptions()),
-        '--expose-internals',
-        '--no-warnings',
-        '--require',
-        report,
-      ];
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [...options, CLI, '--version']);
-      expect(stdout).toMatch(/^websites-sync /);
-      const usage = JSON.parse(stderr) as { with: string[]; without: string[] };
-      // --version loads node:crypto (the terminal-marker nonce), among others.
-      expect(usage.with).toContain('crypto');
+      await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: example.com\n');
+      // Nothing listens on port 1: the run connects (loading node:tls), is refused and ends.
+      const env = {
+        WEBSITES_SYNC_BASE_URL: 'https://127.0.0.1:1',
+        WEBSITES_SYNC_API_KEY: 'test-key',
+        WEBSITES_SYNC_MANIFEST: join(dir, 'websites.yaml'),
+        WEBSITES_SYNC_STATE_FILE: join(dir, 'state.json'),
+      };
+      const { code, stderr, usage } = await withCacheUsage(['--once', '--dry-run', '--timeout', '1s'], env);
+      expect(code).not.toBe(0);
+      expect(stderr).toContain('ECONNREFUSED');
+      expect(usage.with).toContain('tls');
       expect(usage.without).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });
+
+/**
+ * Runs the built CLI under its shebang's options and reports which of Node's built-in modules it
+ * compiled with their code cache and which from source (the report's own reading is left out).
+ */
+async function withCacheUsage(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  usage: { with: string[]; without: string[] };
+}> {
+  const dir = await mkdtemp(join(tmpdir(), 'websites-sync-cache-'));
+  try {
+    const report = join(dir, 'report.cjs');
+    await writeFile(
+      report,
+      `process.on('exit', () => {
+        const { internalBinding } = require('internal/test/binding');
+        const usage = internalBinding('builtins').getCacheUsage();
+        const without = [...usage.compiledWithoutCache].filter((name) => name !== 'internal/test/binding');
+        require('node:fs').writeSync(2, '\\ncache usage: ' + JSON.stringify({ with: [...usage.compiledWithCache], without }));
+      });`,
+    );
+    const options = [...(await shebangOptions()), '--expose-internals', '--no-warnings', '--require', report];
+    const child = spawn(process.execPath, [...options, CLI, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    const [before, report_] = stderr.split('\ncache usage: ');
+    if (report_ === undefined) throw new Error(`no cache usage reported; stderr: ${stderr}`);
+    return {
+      code,
+      stdout,
+      stderr: before ?? '',
+      usage: JSON.parse(report_) as { with: string[]; without: string[] },
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

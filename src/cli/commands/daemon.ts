@@ -13,7 +13,7 @@ import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { commandLogger } from '../logger.js';
 import { openStoreFromConfig } from '../state-store.js';
-import { growHeapSlowly } from '../v8-options.js';
+import { setRunOptions } from '../v8-options.js';
 
 /**
  * The default mode: reconcile at start, on every manifest change, every --interval and on SIGHUP,
@@ -21,7 +21,7 @@ import { growHeapSlowly } from '../v8-options.js';
  */
 export async function runDaemon(config: Config, io: Io): Promise<number> {
   refuseOneShotOptions(config);
-  growHeapSlowly();
+  setRunOptions(config.baseUrl);
   const listen = listenAddress(config.listen, config.sources.listen);
   const metrics = new DaemonMetrics();
   const logger = commandLogger(config, io, false);

@@ -29,13 +29,13 @@ import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { openStoreFromConfig } from '../state-store.js';
 import { StatusLine } from '../status-line.js';
-import { growHeapSlowly } from '../v8-options.js';
+import { setRunOptions } from '../v8-options.js';
 import { VERSION } from '../version.js';
 
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
 export async function runOnce(config: Config, processIo: Io): Promise<number> {
   await checkPlanOptions(config);
-  growHeapSlowly();
+  setRunOptions(config.baseUrl);
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, processIo);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
