@@ -1,13 +1,13 @@
 // What the CLI bundle gets for `import ... from 'undici'` (scripts/bundle.mjs aliases it here): the
-// parts src/service/http.ts uses (Agent, the retry interceptor, Dispatcher#request), without the
-// index's fetch, WebSocket, EventSource, mocks, proxies and caches, which a run would load and
+// parts src/service/http.ts uses (Agent, EnvHttpProxyAgent, the retry interceptor, Dispatcher#request),
+// without the index's fetch, WebSocket, EventSource, mocks and caches, which a run would load and
 // evaluate for nothing at every start. The tsc build and the tests' library imports use undici whole.
 const Dispatcher = require('../node_modules/undici/lib/dispatcher/dispatcher');
 
-// What undici's index does to give every dispatcher request(), stream(), pipeline()…, for the one the
-// client calls: request(). The others (connect, pipeline, stream, upgrade) would be evaluated at every
-// start for nothing.
-Object.assign(Dispatcher.prototype, { request: require('../node_modules/undici/lib/api/api-request') });
+// What undici's index does, as it does it: every dispatcher gets request(), stream(), pipeline(),
+// upgrade() and connect(). The client calls only request(), but undici's own code calls the others: its
+// proxy agent opens the tunnel to an https:// service with connect() (test/e2e/proxy.test.ts).
+Object.assign(Dispatcher.prototype, require('../node_modules/undici/lib/api'));
 
 module.exports = {
   Dispatcher,

@@ -1,21 +1,27 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { TLS_CERT, TLS_HOST, TLS_KEY } from '../helpers/tls-fixture.js';
 
 // HTTPS_PROXY / HTTP_PROXY are honoured like every other CLI tool (issue 12 §5): a loopback proxy that
 // relays to the simulator sees the requests for the service's host.
 let simulator: Simulator;
 let proxy: Server;
+let terminator: TlsServer | undefined;
 const seen: string[] = [];
 
 afterEach(async () => {
   proxy.closeAllConnections();
   await new Promise((done) => proxy.close(done));
+  await new Promise((done) => (terminator ? terminator.close(done) : done(undefined)));
+  terminator = undefined;
+  seen.length = 0;
   await simulator.close();
 });
 
@@ -56,5 +62,48 @@ describe('an HTTP proxy from the environment', () => {
       'http://stats.example.test/api/v1/websites',
     ]);
     expect(simulator.requests.map((r) => r.method)).toEqual(['GET', 'GET']);
+  });
+
+  it('tunnels to an https:// service with CONNECT, and the TLS session inside the tunnel is with the service', async () => {
+    simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
+    // The service: TLS with a certificate for TLS_HOST, in front of the simulator.
+    terminator = createTlsServer({ cert: TLS_CERT, key: TLS_KEY }, (secure) => {
+      const upstream = connect(simulator.port, '127.0.0.1');
+      secure.pipe(upstream).pipe(secure);
+      upstream.on('error', () => secure.destroy());
+      secure.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((done) => terminator?.listen(0, '127.0.0.1', done));
+    const tlsPort = (terminator.address() as AddressInfo).port;
+    // A forward proxy that answers CONNECT for any host with a tunnel to that service.
+    proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req, client, head) => {
+      seen.push(`CONNECT ${req.url}`);
+      const upstream = connect(tlsPort, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client).pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-proxy-'));
+    await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+    await writeFile(join(dir, 'ca.pem'), TLS_CERT);
+    const run = await runCli(['--once', '--dry-run'], {
+      ...toolEnv(simulator, dir),
+      WEBSITES_SYNC_BASE_URL: `https://${TLS_HOST}`,
+      HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('No changes');
+    expect(seen).toContain(`CONNECT ${TLS_HOST}:443`);
+    // The listing and the account's plan reached the service, inside the tunnel.
+    expect(simulator.requests.map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`).sort()).toEqual([
+      'GET /api/v1/account',
+      'GET /api/v1/websites',
+    ]);
   });
 });
