@@ -7,7 +7,7 @@ import { setRunOptions } from '../dist/cli/v8-options.js';
 const [url, key, pagesText] = process.argv.slice(2);
 const pages = Number(pagesText);
 // As the CLI's service client runs it (src/cli/v8-options.ts).
-setRunOptions(url);
+setRunOptions(false); // the simulator: plain http on this machine
 const before = process.cpuUsage();
 let next = 1;
 async function worker() {

@@ -22,7 +22,7 @@ async function measure(name, work) {
 }
 
 // The V8 options the CLI sets once it has started (src/cli/v8-options.ts), as `--once` sets them.
-setRunOptions(url);
+setRunOptions(false); // the simulator: plain http on this machine
 const client = connect({
   baseUrl: url,
   apiKey: API_KEY,

@@ -13,7 +13,7 @@ const Page = z.object({ data: z.array(z.object({ id: z.number(), domain: z.strin
 export async function dryRun(baseUrl, apiKey) {
   const log = pino({ level: 'warn' }, process.stderr);
   const fingerprint = createHmac('sha256', apiKey).update('websites-sync').digest('base64url');
-  setRunOptions(baseUrl); // as src/cli/connect.ts does before the service client connects
+  setRunOptions(false); // as a run of the CLI does before it connects (the simulator: no TLS)
   const agent = new Agent({ allowH2: false });
   const headers = { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
   const read = async (path) => {

@@ -11,7 +11,7 @@ import {
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
-import { checkProxyEnv, requireService } from './service-config.js';
+import { checkProxyEnv, requireService, usesTls } from './service-config.js';
 import { setRunOptions } from './v8-options.js';
 import { VERSION } from './version.js';
 
@@ -22,7 +22,7 @@ export function connectFromConfig(
   options: { hooks?: AttemptHooks; logger?: Logger; budget?: number } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
-  setRunOptions(baseUrl);
+  setRunOptions(usesTls(baseUrl, io.env));
   io.redactor.add(apiKey);
   checkProxyEnv(io.env, baseUrl);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);

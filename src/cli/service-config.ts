@@ -128,3 +128,14 @@ export function checkProxyEnv(env: NodeJS.ProcessEnv, baseUrl: string): void {
 }
 
 const PROXY_PROTOCOLS = ['http:', 'https:', 'socks:', 'socks5:'];
+
+/** Whether a run's connections use TLS: to an https:// service, or to an https:// proxy for http://. */
+export function usesTls(baseUrl: string | undefined, env: Record<string, string | undefined>): boolean {
+  const url = URL.parse(baseUrl ?? '');
+  if (url === null) return false;
+  if (url.protocol === 'https:') return true;
+  // A service on this machine is never reached through a proxy (src/service/http.ts).
+  if (isLoopbackHost(url.hostname)) return false;
+  const proxy = env.http_proxy ?? env.HTTP_PROXY;
+  return proxy !== undefined && URL.parse(proxy)?.protocol === 'https:';
+}

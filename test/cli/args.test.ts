@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/args.js';
 import { parseDuration } from '../../src/cli/duration.js';
-import { requireService } from '../../src/cli/service-config.js';
+import { requireService, usesTls } from '../../src/cli/service-config.js';
 
 describe('parseConfig', () => {
   it('takes the command line over the environment over defaults', () => {
@@ -173,5 +173,31 @@ describe('commands and options in any order', () => {
 
   it('shows the help of the command asked about', () => {
     expect(parseConfig(['validate', '--help'], {})).toMatchObject({ command: 'help', helpFor: 'validate' });
+  });
+});
+
+describe('usesTls: whether a run loads node:tls before it sets its V8 options', () => {
+  it('is true for an https:// service, however the URL is spelled', () => {
+    expect(usesTls('https://stats.example.com', {})).toBe(true);
+    expect(usesTls('HTTPS://stats.example.com', {})).toBe(true);
+    expect(usesTls(' https://stats.example.com', {})).toBe(true);
+  });
+
+  it('is true for an http:// service reached through an https:// proxy, the one http_proxy names first', () => {
+    const proxy = { HTTP_PROXY: 'https://proxy.example.com:3128' };
+    expect(usesTls('http://stats.example.com', proxy)).toBe(true);
+    expect(
+      usesTls('http://stats.example.com', { ...proxy, http_proxy: 'http://proxy.example.com:3128' }),
+    ).toBe(false);
+    // HTTPS_PROXY is for https:// services only.
+    expect(usesTls('http://stats.example.com', { HTTPS_PROXY: 'https://proxy.example.com:3128' })).toBe(
+      false,
+    );
+  });
+
+  it('is false for a service on this machine, which no proxy carries, and for no service', () => {
+    expect(usesTls('http://127.0.0.1:8080', { HTTP_PROXY: 'https://proxy.example.com:3128' })).toBe(false);
+    expect(usesTls(undefined, {})).toBe(false);
+    expect(usesTls('not a url', {})).toBe(false);
   });
 });

@@ -44,6 +44,7 @@ describe('the built CLI as a command', () => {
     // --version loads node:crypto (the terminal-marker nonce), among others.
     expect(usage.with).toContain('crypto');
     expect(usage.without).toEqual([]);
+    expect(usage.optionsSet).toBe(false);
   });
 
   it('keeps the code cache of node:tls for an https:// service, which its client loads only when it connects, after the run has set its V8 options', async () => {
@@ -60,6 +61,7 @@ describe('the built CLI as a command', () => {
       const { code, stderr, usage } = await withCacheUsage(['--once', '--dry-run', '--timeout', '1s'], env);
       expect(code).not.toBe(0);
       expect(stderr).toContain('ECONNREFUSED');
+      expect(usage.optionsSet).toBe(true);
       expect(usage.with).toContain('tls');
       expect(usage.without).toEqual([]);
     } finally {
@@ -70,7 +72,8 @@ describe('the built CLI as a command', () => {
 
 /**
  * Runs the built CLI under its shebang's options and reports which of Node's built-in modules it
- * compiled with their code cache and which from source (the report's own reading is left out).
+ * compiled with their code cache and which from source. The report's own module, loaded at exit, is
+ * left out; whether it was compiled from source says whether the run had set V8 options by then.
  */
 async function withCacheUsage(
   args: string[],
@@ -79,7 +82,7 @@ async function withCacheUsage(
   code: number | null;
   stdout: string;
   stderr: string;
-  usage: { with: string[]; without: string[] };
+  usage: { with: string[]; without: string[]; optionsSet: boolean };
 }> {
   const dir = await mkdtemp(join(tmpdir(), 'websites-sync-cache-'));
   try {
@@ -89,8 +92,10 @@ async function withCacheUsage(
       `process.on('exit', () => {
         const { internalBinding } = require('internal/test/binding');
         const usage = internalBinding('builtins').getCacheUsage();
-        const without = [...usage.compiledWithoutCache].filter((name) => name !== 'internal/test/binding');
-        require('node:fs').writeSync(2, '\\ncache usage: ' + JSON.stringify({ with: [...usage.compiledWithCache], without }));
+        const report = 'internal/test/binding';
+        const without = [...usage.compiledWithoutCache].filter((name) => name !== report);
+        const optionsSet = [...usage.compiledWithoutCache].includes(report);
+        require('node:fs').writeSync(2, '\\ncache usage: ' + JSON.stringify({ with: [...usage.compiledWithCache], without, optionsSet }));
       });`,
     );
     const options = [...(await shebangOptions()), '--expose-internals', '--no-warnings', '--require', report];
@@ -116,7 +121,7 @@ async function withCacheUsage(
       code,
       stdout,
       stderr: before ?? '',
-      usage: JSON.parse(report_) as { with: string[]; without: string[] },
+      usage: JSON.parse(report_) as { with: string[]; without: string[]; optionsSet: boolean },
     };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { type DaemonNotifier, daemonNotifier } from '../daemon-notifier.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { commandLogger } from '../logger.js';
+import { usesTls } from '../service-config.js';
 import { openStoreFromConfig } from '../state-store.js';
 import { setRunOptions } from '../v8-options.js';
 
@@ -21,7 +22,7 @@ import { setRunOptions } from '../v8-options.js';
  */
 export async function runDaemon(config: Config, io: Io): Promise<number> {
   refuseOneShotOptions(config);
-  setRunOptions(config.baseUrl);
+  setRunOptions(usesTls(config.baseUrl, io.env));
   const listen = listenAddress(config.listen, config.sources.listen);
   const metrics = new DaemonMetrics();
   const logger = commandLogger(config, io, false);

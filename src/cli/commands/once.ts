@@ -27,6 +27,7 @@ import { commandLogger } from '../logger.js';
 import { notifyRun } from '../notify-run.js';
 import { renderReport, resultText } from '../output.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
+import { usesTls } from '../service-config.js';
 import { openStoreFromConfig } from '../state-store.js';
 import { StatusLine } from '../status-line.js';
 import { setRunOptions } from '../v8-options.js';
@@ -35,7 +36,7 @@ import { VERSION } from '../version.js';
 /** `--once`, `--once --dry-run [--out FILE]` and `--once --plan FILE`: one reconcile, then an exit status. */
 export async function runOnce(config: Config, processIo: Io): Promise<number> {
   await checkPlanOptions(config);
-  setRunOptions(config.baseUrl);
+  setRunOptions(usesTls(config.baseUrl, processIo.env));
   // The manifest is checked before anything else: an invalid one makes no request at all.
   const { desired, warnings } = await loadOrExit(config.manifest, processIo);
   const saved = config.plan === undefined ? undefined : await readPlanFile(config.plan);
