@@ -40,17 +40,29 @@ export class BodyDeadlineError extends Error {
   readonly code = 'WS_BODY_DEADLINE';
 }
 
-/**
- * `bodyDeadlineMs`: undici's bodyTimeout bounds only the gap between two chunks, so a body sent a byte
- * a second would never end; each attempt's whole body gets this deadline from its headers on.
- */
+/** Raised when an attempt's body grew past the size limit: it is not read further, nor retried. */
+export class ResponseTooLargeError extends Error {
+  readonly code = 'WS_RESPONSE_TOO_LARGE';
+}
+
+/** What bounds each attempt here, whichever connection pool undici sends it through. */
+export interface AttemptBounds {
+  /**
+   * undici's bodyTimeout bounds only the gap between two chunks, so a body sent a byte a second would
+   * never end; each attempt's whole body gets this deadline from its headers on.
+   */
+  deadlineMs: number;
+  /** The most bytes of a body held; a longer one is cut off. */
+  maxBytes: number;
+}
+
 export function attemptInterceptor(
   hooks: AttemptHooks,
-  bodyDeadlineMs: number,
+  bounds: AttemptBounds,
   wire: Wire = { inFlight: 0 },
 ): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const attempt = new BufferedAttempt(opts, handler, { hooks, deadlineMs: bodyDeadlineMs, wire });
+    const attempt = new BufferedAttempt(opts, handler, { hooks, bounds, wire });
     let wait: Promise<void> | undefined;
     try {
       wait = hooks.beforeAttempt?.();
@@ -76,8 +88,9 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   #statusMessage = '';
   #headers: Headers = {};
   readonly #chunks: Buffer[] = [];
+  #bytes = 0;
   #reported = false;
-  readonly #deadlineMs: number;
+  readonly #bounds: AttemptBounds;
   #deadline: NodeJS.Timeout | undefined;
   #expired = false;
   readonly #wire: Wire;
@@ -86,9 +99,9 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   constructor(
     opts: Dispatcher.DispatchOptions,
     handler: Dispatcher.DispatchHandler,
-    context: { hooks: AttemptHooks; deadlineMs: number; wire: Wire },
+    context: { hooks: AttemptHooks; bounds: AttemptBounds; wire: Wire },
   ) {
-    this.#deadlineMs = context.deadlineMs;
+    this.#bounds = context.bounds;
     this.#wire = context.wire;
     this.#opts = opts;
     this.#handler = handler;
@@ -131,13 +144,24 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
     headers: Headers,
     statusMessage?: string,
   ): void {
-    this.#deadline = setTimeout(() => this.#expire(controller), this.#deadlineMs);
+    this.#deadline = setTimeout(
+      () => this.#cutOff(controller, new BodyDeadlineError('the whole response did not arrive')),
+      this.#bounds.deadlineMs,
+    );
     this.#status = status;
     this.#headers = headers;
     this.#statusMessage = statusMessage ?? '';
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#expired) return;
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#bounds.maxBytes) {
+      clearTimeout(this.#deadline);
+      this.#chunks.length = 0;
+      this.#cutOff(controller, new ResponseTooLargeError('the response was longer than the limit'));
+      return;
+    }
     this.#chunks.push(chunk);
   }
 
@@ -153,13 +177,14 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   }
 
   /**
-   * The deadline passed: the connection is aborted, and the retry handler above is told of a failed
-   * attempt (not of an abort, which it would never retry), so a slow answer is retried like a stalled one.
+   * The deadline passed or the body grew too long: the connection is aborted, and the retry handler
+   * above is told of a failed attempt (not of an abort, which it would never retry), so a slow answer
+   * is retried like a stalled one; one too long is not (retry-policy.ts).
    */
-  #expire(controller: Dispatcher.DispatchController): void {
+  #cutOff(controller: Dispatcher.DispatchController, error: Error): void {
     this.#expired = true;
-    controller.abort(new BodyDeadlineError('aborted after the deadline'));
-    this.#forwardError(doneController, new BodyDeadlineError('the whole response did not arrive'));
+    controller.abort(error);
+    this.#forwardError(doneController, error);
   }
 
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {

@@ -105,7 +105,7 @@ export class HttpTransport {
       ? new Agent(agentOptions)
       : new EnvHttpProxyAgent(agentOptions);
     this.#dispatcher = this.#agent.compose(
-      attemptInterceptor(hooks, options.timeoutMs, this.#wire),
+      attemptInterceptor(hooks, { deadlineMs: options.timeoutMs, maxBytes: MAX_RESPONSE_BYTES }, this.#wire),
       interceptors.retry({
         retry: createRetryPolicy(tuning, options.hooks?.onRetry, stopping),
         maxRetries: tuning.maxRetries,
@@ -138,6 +138,10 @@ export class HttpTransport {
         method,
         headers,
         body: options.form?.toString(),
+        // Also on the agent, but a pool undici makes itself (a SOCKS5 proxy's) has only what each
+        // request carries: the attempt's bounds travel with it (the size limit: attempts.ts).
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
         ...(options.retryStatusCodes ? { retryOptions: { statusCodes: options.retryStatusCodes } } : {}),
       });
       status = response.statusCode;
@@ -289,7 +293,7 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
   const code = (cause as { code?: unknown } | null)?.code;
   const timeout = typeof code === 'string' ? TIMEOUT_REASONS[code] : undefined;
   if (timeout) return `${timeout} within ${timeoutMs / 1000}s; see --timeout`;
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'WS_RESPONSE_TOO_LARGE') {
     return `the answer was longer than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it`;
   }
   return cause instanceof Error ? cause.message : String(cause);

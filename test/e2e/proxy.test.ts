@@ -1,18 +1,13 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
-import {
-  type AddressInfo,
-  connect,
-  createServer as createNetServer,
-  type Server as NetServer,
-  type Socket,
-} from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
+import { type Socks5Proxy, startSocks5 } from '../helpers/socks5.js';
 import { TLS_CERT, TLS_HOST, TLS_KEY } from '../helpers/tls-fixture.js';
 
 // HTTPS_PROXY / HTTP_PROXY are honoured like every other CLI tool (issue 12 §5): a loopback proxy that
@@ -20,17 +15,19 @@ import { TLS_CERT, TLS_HOST, TLS_KEY } from '../helpers/tls-fixture.js';
 let simulator: Simulator;
 let proxy: Server | undefined;
 let terminator: TlsServer | undefined;
-let socks: NetServer | undefined;
-const sockets = new Set<Socket>();
+let socks: Socks5Proxy | undefined;
+/** Connections the servers no longer own once piped (tunnels, TLS sessions): the teardown ends them. */
+const sockets = new Set<{ destroy(): unknown }>();
 const seen: string[] = [];
 
 afterEach(async () => {
   proxy?.closeAllConnections();
   for (const socket of sockets) socket.destroy();
   sockets.clear();
-  for (const server of [proxy, terminator, socks]) {
+  for (const server of [proxy, terminator]) {
     if (server) await new Promise((done) => server.close(done));
   }
+  await socks?.close();
   [proxy, terminator, socks] = [undefined, undefined, undefined];
   seen.length = 0;
   await simulator.close();
@@ -40,54 +37,13 @@ afterEach(async () => {
 async function startTlsService(): Promise<number> {
   terminator = createTlsServer({ cert: TLS_CERT, key: TLS_KEY }, (secure) => {
     const upstream = connect(simulator.port, '127.0.0.1');
+    sockets.add(secure).add(upstream);
     secure.pipe(upstream).pipe(secure);
     upstream.on('error', () => secure.destroy());
     secure.on('error', () => upstream.destroy());
   });
   await new Promise<void>((done) => terminator?.listen(0, '127.0.0.1', done));
   return (terminator.address() as AddressInfo).port;
-}
-
-/**
- * A SOCKS5 proxy (RFC 1928: no authentication, CONNECT) that records each destination asked for and
- * connects every one to `targetPort` on this machine.
- */
-async function startSocks5(targetPort: number): Promise<number> {
-  socks = createNetServer((client) => {
-    sockets.add(client);
-    let buffered = Buffer.alloc(0);
-    let greeted = false;
-    const onData = (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (!greeted) {
-        const methods = buffered[1];
-        if (methods === undefined || buffered.length < 2 + methods) return;
-        buffered = buffered.subarray(2 + methods);
-        greeted = true;
-        client.write(Buffer.from([5, 0])); // version 5, no authentication
-      }
-      // VER CMD RSV ATYP DST.ADDR DST.PORT; ATYP 3 is a name, its length first.
-      if (buffered.length < 5) return;
-      const kind = buffered[3];
-      const addressLength = kind === 1 ? 4 : kind === 4 ? 16 : 1 + (buffered[4] ?? 0);
-      if (buffered.length < 4 + addressLength + 2) return;
-      const host = kind === 3 ? buffered.subarray(5, 4 + addressLength).toString() : `(address type ${kind})`;
-      seen.push(`SOCKS ${host}:${buffered.readUInt16BE(4 + addressLength)}`);
-      const rest = buffered.subarray(4 + addressLength + 2);
-      client.off('data', onData);
-      const upstream = connect(targetPort, '127.0.0.1', () => {
-        client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0])); // succeeded
-        if (rest.length > 0) upstream.write(rest);
-        upstream.pipe(client).pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    };
-    client.on('data', onData);
-  });
-  await new Promise<void>((done) => socks?.listen(0, '127.0.0.1', done));
-  return (socks.address() as AddressInfo).port;
 }
 
 describe('an HTTP proxy from the environment', () => {
@@ -136,11 +92,14 @@ describe('an HTTP proxy from the environment', () => {
     proxy = createServer((_req, res) => res.writeHead(405).end());
     proxy.on('connect', (req, client, head) => {
       seen.push(`CONNECT ${req.url}`);
+      // closeAllConnections() leaves a socket taken over by CONNECT.
+      sockets.add(client);
       const upstream = connect(tlsPort, '127.0.0.1', () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         upstream.write(head);
         upstream.pipe(client).pipe(upstream);
       });
+      sockets.add(upstream);
       upstream.on('error', () => client.destroy());
       client.on('error', () => upstream.destroy());
     });
@@ -166,19 +125,19 @@ describe('an HTTP proxy from the environment', () => {
 
   it('reaches an https:// service through a SOCKS5 proxy (socks5:// in HTTPS_PROXY)', async () => {
     simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
-    const socksPort = await startSocks5(await startTlsService());
+    socks = await startSocks5(await startTlsService());
     const dir = await mkdtemp(join(tmpdir(), 'websites-sync-proxy-'));
     await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
     await writeFile(join(dir, 'ca.pem'), TLS_CERT);
     const run = await runCli(['--once', '--dry-run'], {
       ...toolEnv(simulator, dir),
       WEBSITES_SYNC_BASE_URL: `https://${TLS_HOST}`,
-      HTTPS_PROXY: `socks5://127.0.0.1:${socksPort}`,
+      HTTPS_PROXY: `socks5://127.0.0.1:${socks.port}`,
       NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('No changes');
-    expect(seen).toContain(`SOCKS ${TLS_HOST}:443`);
+    expect(socks.destinations).toContain(`${TLS_HOST}:443`);
     expect(simulator.requests.map((r) => `${r.method} ${r.path.replace(/\?.*$/, '')}`).sort()).toEqual([
       'GET /api/v1/account',
       'GET /api/v1/websites',

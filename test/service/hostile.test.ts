@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectService } from '../../src/service/index.js';
+import { startSocks5 } from '../helpers/socks5.js';
 
 // Hostile answers end in bounded time with a clear message (issue 10 §6): a small fake server on
 // loopback answers the shapes the simulator never would.
@@ -12,7 +13,12 @@ afterEach(async () => {
 
 type Handler = (req: IncomingMessage, res: ServerResponse, page: number) => void;
 
-async function fake(handler: Handler, timeoutMs = 2_000) {
+/**
+ * The service client against `handler`: directly on loopback, or with `through: 'socks5'` as a service
+ * elsewhere (stats.example.test) reached through a SOCKS5 proxy from the environment, for which undici
+ * builds a connection pool of its own.
+ */
+async function fake(handler: Handler, timeoutMs = 2_000, through?: 'socks5') {
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
@@ -28,8 +34,21 @@ async function fake(handler: Handler, timeoutMs = 2_000) {
       }),
   );
   const { port } = server.address() as AddressInfo;
+  let baseUrl = `http://127.0.0.1:${port}`;
+  if (through === 'socks5') {
+    const socks = await startSocks5(port);
+    cleanups.push(() => socks.close());
+    const before = process.env.HTTP_PROXY;
+    // Read when the client is made (undici's EnvHttpProxyAgent), and put back at once.
+    process.env.HTTP_PROXY = `socks5://127.0.0.1:${socks.port}`;
+    cleanups.push(async () => {
+      if (before === undefined) delete process.env.HTTP_PROXY;
+      else process.env.HTTP_PROXY = before;
+    });
+    baseUrl = 'http://stats.example.test';
+  }
   const client = connectService({
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     apiKey: 'k',
     version: 'test',
     timeoutMs,
@@ -172,6 +191,33 @@ describe('bodies that never end', () => {
       res.on('drain', pump);
       pump();
     }, 30_000);
+    await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
+  });
+});
+
+// Through a SOCKS5 proxy, undici dispatches to a pool it makes itself, without the options the
+// client's agent was made with: each attempt carries its own bounds.
+describe('through a SOCKS5 proxy, the same bounds', () => {
+  it('an answer that never comes: bounded by --timeout', async () => {
+    const { service, requests } = await fake(() => {}, 500, 'socks5');
+    await expect(service.listWebsites()).rejects.toThrow(/no response within 0\.5s; see --timeout/);
+    expect(requests()).toBeGreaterThan(0);
+  });
+
+  it('an endless body: cut off at the size limit', async () => {
+    const { service } = await fake(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        const pump = () => {
+          while (res.write(chunk)) if (res.destroyed) return;
+        };
+        res.on('drain', pump);
+        pump();
+      },
+      30_000,
+      'socks5',
+    );
     await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
   });
 });
