@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli.js';
+import { CLI, startCli } from '../helpers/cli.js';
 
 /** Runs the built file itself, as the installed `websites-sync` command and the image's entrypoint do. */
 function runAsCommand(args: string[]): Promise<{ code: number | null; stdout: string }> {
@@ -99,22 +99,7 @@ async function withCacheUsage(
       });`,
     );
     const options = [...(await shebangOptions()), '--expose-internals', '--no-warnings', '--require', report];
-    const child = spawn(process.execPath, [...options, CLI, ...args], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
+    const { code, stdout, stderr } = await startCli(args, env, [], undefined, options).done;
     const [before, report_] = stderr.split('\ncache usage: ');
     if (report_ === undefined) throw new Error(`no cache usage reported; stderr: ${stderr}`);
     return {

@@ -46,6 +46,19 @@ async function startTlsService(): Promise<number> {
   return (terminator.address() as AddressInfo).port;
 }
 
+/** A dry run of the service at https://TLS_HOST through `proxy`, trusting the service's certificate. */
+async function dryRunOfTlsService(proxyUrl: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'websites-sync-proxy-'));
+  await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+  await writeFile(join(dir, 'ca.pem'), TLS_CERT);
+  return runCli(['--once', '--dry-run'], {
+    ...toolEnv(simulator, dir),
+    WEBSITES_SYNC_BASE_URL: `https://${TLS_HOST}`,
+    HTTPS_PROXY: proxyUrl,
+    NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
+  });
+}
+
 describe('an HTTP proxy from the environment', () => {
   it('carries the requests to a service that is not on this machine', async () => {
     simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
@@ -104,15 +117,7 @@ describe('an HTTP proxy from the environment', () => {
       client.on('error', () => upstream.destroy());
     });
     await new Promise<void>((done) => proxy?.listen(0, '127.0.0.1', done));
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-proxy-'));
-    await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
-    await writeFile(join(dir, 'ca.pem'), TLS_CERT);
-    const run = await runCli(['--once', '--dry-run'], {
-      ...toolEnv(simulator, dir),
-      WEBSITES_SYNC_BASE_URL: `https://${TLS_HOST}`,
-      HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-    });
+    const run = await dryRunOfTlsService(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('No changes');
     expect(seen).toContain(`CONNECT ${TLS_HOST}:443`);
@@ -126,15 +131,7 @@ describe('an HTTP proxy from the environment', () => {
   it('reaches an https:// service through a SOCKS5 proxy (socks5:// in HTTPS_PROXY)', async () => {
     simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
     socks = await startSocks5(await startTlsService());
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-proxy-'));
-    await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
-    await writeFile(join(dir, 'ca.pem'), TLS_CERT);
-    const run = await runCli(['--once', '--dry-run'], {
-      ...toolEnv(simulator, dir),
-      WEBSITES_SYNC_BASE_URL: `https://${TLS_HOST}`,
-      HTTPS_PROXY: `socks5://127.0.0.1:${socks.port}`,
-      NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
-    });
+    const run = await dryRunOfTlsService(`socks5://127.0.0.1:${socks.port}`);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('No changes');
     expect(socks.destinations).toContain(`${TLS_HOST}:443`);

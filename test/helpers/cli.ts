@@ -21,17 +21,21 @@ export interface StartedCli {
 }
 
 /**
- * Starts the CLI (optionally behind a wrapper command such as `unshare`) and collects its output. It is
- * spawned asynchronously: the simulator runs in the test's own process, so a synchronous spawn would
- * block it from answering.
+ * Starts the CLI (optionally behind a wrapper command such as `unshare`, or with options for Node
+ * itself) and collects its output. It is spawned asynchronously: the simulator runs in the test's own
+ * process, so a synchronous spawn would block it from answering.
  */
 export function startCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   wrapper: string[] = [],
   cwd?: string,
+  nodeOptions: string[] = [],
 ): StartedCli {
-  const [command, ...rest] = [...wrapper, process.execPath, CLI, ...args] as [string, ...string[]];
+  const [command, ...rest] = [...wrapper, process.execPath, ...nodeOptions, CLI, ...args] as [
+    string,
+    ...string[],
+  ];
   const child = spawn(command, rest, {
     ...(cwd ? { cwd } : {}),
     env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },

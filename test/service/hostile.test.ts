@@ -169,6 +169,17 @@ describe('paging that never ends', () => {
   });
 });
 
+/** An answer whose body never ends: blanks, a megabyte at a time, as fast as they are read. */
+const endlessBody: Handler = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  const pump = () => {
+    while (res.write(chunk)) if (res.destroyed) return;
+  };
+  res.on('drain', pump);
+  pump();
+};
+
 describe('bodies that never end', () => {
   it('a body sent a byte at a time: bounded by --timeout as a whole, not between chunks', async () => {
     const { service } = await fake((_req, res) => {
@@ -182,15 +193,7 @@ describe('bodies that never end', () => {
   });
 
   it('an endless body: cut off at the size limit with a clear message', async () => {
-    const { service } = await fake((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      const pump = () => {
-        while (res.write(chunk)) if (res.destroyed) return;
-      };
-      res.on('drain', pump);
-      pump();
-    }, 30_000);
+    const { service } = await fake(endlessBody, 30_000);
     await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
   });
 });
@@ -205,19 +208,7 @@ describe('through a SOCKS5 proxy, the same bounds', () => {
   });
 
   it('an endless body: cut off at the size limit', async () => {
-    const { service } = await fake(
-      (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        const chunk = Buffer.alloc(1024 * 1024, 0x20);
-        const pump = () => {
-          while (res.write(chunk)) if (res.destroyed) return;
-        };
-        res.on('drain', pump);
-        pump();
-      },
-      30_000,
-      'socks5',
-    );
+    const { service } = await fake(endlessBody, 30_000, 'socks5');
     await expect(service.listWebsites()).rejects.toThrow(/longer than 8 MiB; stopped reading it/);
   });
 });
