@@ -157,8 +157,6 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
     if (this.#expired) return;
     this.#bytes += chunk.length;
     if (this.#bytes > this.#bounds.maxBytes) {
-      clearTimeout(this.#deadline);
-      this.#chunks.length = 0;
       this.#cutOff(controller, new ResponseTooLargeError('the response was longer than the limit'));
       return;
     }
@@ -183,6 +181,8 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
    */
   #cutOff(controller: Dispatcher.DispatchController, error: Error): void {
     this.#expired = true;
+    clearTimeout(this.#deadline);
+    this.#chunks.length = 0;
     controller.abort(error);
     this.#forwardError(doneController, error);
   }
