@@ -36,18 +36,26 @@ afterEach(async () => {
   receiver = undefined;
 });
 
+/**
+ * A standing situation: gone.example.com is on the account, not in a pruning manifest, and its delete
+ * waits 24 h (delete_scheduled). The CLI's environment for it (the receiver's URL in it), and its folder.
+ */
+async function standingDelete(): Promise<{ env: Record<string, string>; dir: string }> {
+  const url = await startReceiver();
+  simulator = await startSimulator({
+    websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-'));
+  await writeFile(
+    join(dir, 'websites.yaml'),
+    'version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n  - domain: keep.example.com\n',
+  );
+  return { env: { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url }, dir };
+}
+
 describe('--notify-url with the daemon, restarted', () => {
   it('a standing situation told before the restart is not told again by the next process', async () => {
-    const url = await startReceiver();
-    simulator = await startSimulator({
-      websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
-    });
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-daemon-'));
-    await writeFile(
-      join(dir, 'websites.yaml'),
-      'version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n  - domain: keep.example.com\n',
-    );
-    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    const { env } = await standingDelete();
     for (let start = 0; start < 2; start++) {
       const daemon = startCli([], env);
       try {
@@ -89,16 +97,7 @@ describe('--notify-url with --once', () => {
   });
 
   it('tells a standing situation once across runs, and again when it changes; a delete_delay from the manifest is told when due', async () => {
-    const url = await startReceiver();
-    simulator = await startSimulator({
-      websites: [{ domain: 'keep.example.com' }, { domain: 'gone.example.com' }],
-    });
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-notify-'));
-    await writeFile(
-      join(dir, 'websites.yaml'),
-      'version: 1\nprune: true\ndelete_delay: 24h\nwebsites:\n  - domain: keep.example.com\n',
-    );
-    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_NOTIFY_URL: url };
+    const { env, dir } = await standingDelete();
     for (let run = 0; run < 3; run++) expect((await runCli(['--once'], env)).code).toBe(0);
     expect(received.map((e) => e.event)).toEqual(['delete_scheduled']);
 
