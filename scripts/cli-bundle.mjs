@@ -63,18 +63,64 @@ const englishZod = {
 // module's ES facade, which reads every export and so runs its lazy getters: `node:fs` loads fs.promises
 // and its file handles, `node:util` its MIME and text codecs, `node:http` Node's own copy of undici (34,
 // 34 and 113 internal modules, against 1, 1 and 39 for require()). A require() reads only what is used.
+// The required module is handed to the importer without esbuild's CommonJS interop (`__toESM`), which
+// reads the descriptor of every export and so runs the same getters (`node:util`: worker_threads, its
+// diff and its parser of arguments; 44 internal modules and 5 ms at every start): an import of names
+// gets a module that exports those names, read from the required module, and nothing else. An import of
+// the whole module (default or namespace) keeps the interop.
 const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.kind === 'import-statement' ? { path: args.path, namespace: 'builtin' } : undefined,
-    );
+    b.onResolve({ filter: /^node:/ }, (args) => {
+      if (args.kind !== 'import-statement') return undefined;
+      const names =
+        args.namespace === 'file' ? importedNames(readFileSync(args.importer, 'utf8'), args.path) : undefined;
+      return names
+        ? { path: `${args.path}#${names.join(',')}`, namespace: 'builtin-names' }
+        : { path: args.path, namespace: 'builtin' };
+    });
     b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(args.path)});`,
       loader: 'js',
     }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin-names' }, (args) => {
+      const [specifier, names] = args.path.split('#');
+      const exports = names.split(',').map((name) => `export const ${name} = builtin.${name};`);
+      return {
+        contents: [`const builtin = require(${JSON.stringify(specifier)});`, ...exports].join('\n'),
+        loader: 'js',
+      };
+    });
   },
 };
+
+/**
+ * The names that `source` imports from `specifier`, sorted, or undefined when one of its imports takes
+ * the whole module (a default or namespace import) or is not one this reads. A name it misses fails the
+ * build (esbuild: no matching export), never the run.
+ */
+export function importedNames(source, specifier) {
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const names = new Set();
+  for (const [, clause] of source.matchAll(
+    new RegExp(`\\bimport\\s+([^;'"]*?)\\s*from\\s*['"]${quoted}['"]`, 'g'),
+  )) {
+    const list = /^(type\s+)?\{([^}]*)\}$/.exec(clause.trim());
+    if (!list) return undefined;
+    if (list[1]) continue;
+    for (const entry of list[2].split(',')) {
+      const [name = '', typeOnly] = entry
+        .trim()
+        .split(/\s+as\s+/)[0]
+        .split(/\s+/)
+        .reverse();
+      if (typeOnly === 'type' || name === '') continue;
+      if (typeOnly !== undefined || name === 'default' || !/^[A-Za-z_$][\w$]*$/.test(name)) return undefined;
+      names.add(name);
+    }
+  }
+  return names.size > 0 ? [...names].sort() : undefined;
+}
 
 /** esbuild's options for the CLI's bundle, but its entry points and output. */
 export const CLI_BUNDLE = {

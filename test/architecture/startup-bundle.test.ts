@@ -6,7 +6,9 @@ import { expect, it } from 'vitest';
 // Issue 23 §5: what a run reads and compiles before its first request. The files the CLI bundle loads
 // for `--once` (main.js, the run and once chunks, and everything they import statically) hold neither
 // the `yaml` library (a valid manifest is read by the fast reader; yaml is required on first use),
-// nor undici's HTTP/2 client or Milo parser, nor zod's 63 other languages.
+// nor undici's HTTP/2 client or Milo parser, nor zod's 63 other languages. And they take Node's built-in
+// modules by the names they use, never through esbuild's CommonJS interop, which reads every export's
+// descriptor and so runs the module's lazy getters (node:util: worker_threads and its diff).
 
 const dir = fileURLToPath(new URL('../../dist/cli/', import.meta.url));
 const chunks = readdirSync(dir).filter((name) => name.endsWith('.js'));
@@ -33,4 +35,17 @@ it('a --once run loads no yaml, no HTTP/2 client, no Milo parser and no locale b
   expect(holding('node:http2')).toEqual([]);
   expect(holding('UNDICI_USE_MILO')).toEqual([]);
   expect(holding('Nieprawidłowe')).toEqual([]); // zod's Polish messages
+});
+
+it('a --once run takes the built-in modules it imports by name, not through the CommonJS interop', () => {
+  const entries = ['main.js', ...chunks.filter((n) => /^bundle-(run|once|io)-/.test(n))];
+  const loaded = [...startupSet(entries)];
+  const interop = loaded.flatMap((name) =>
+    [...text(name).matchAll(/__toESM\(require_node_\w+\(\)/g)].map(String),
+  );
+  expect(interop).toEqual([]);
+  // What replaces it: the names, read from the required module.
+  expect(loaded.some((name) => /__require\("node:util"\),parseArgs=\w+\.parseArgs/.test(text(name)))).toBe(
+    true,
+  );
 });

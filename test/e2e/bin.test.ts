@@ -47,6 +47,16 @@ describe('the built CLI as a command', () => {
     expect(usage.optionsSet).toBe(false);
   });
 
+  it("loads none of the parts of Node's built-in modules it does not use (reading every export of node:util would load worker_threads and its diff at every start)", async () => {
+    const { stdout, usage } = await withCacheUsage(['--version'], {});
+    expect(stdout).toMatch(/^websites-sync /);
+    const loaded = [...usage.with, ...usage.without];
+    // What it does use of node:util: its parser of arguments.
+    expect(loaded).toContain('internal/util/parse_args/parse_args');
+    expect(loaded).not.toContain('worker_threads');
+    expect(loaded).not.toContain('internal/util/diff');
+  });
+
   it('keeps the code cache of node:tls for an https:// service, which its client loads only when it connects, after the run has set its V8 options', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'websites-sync-bin-'));
     try {
