@@ -8,7 +8,7 @@ export function explanations(results, targets) {
   if (startup && startup.ratio > targets.startupFactor) {
     const own = startup.wallMs - startup.floorMs;
     lines.push(
-      `- **${startup.name}**: ${startup.ratio.toFixed(1)}× \`node -e 0\`, over the ${targets.startupFactor}× target. The floor of its runtime dependencies alone (bench/startup-floor/: node:crypto, zod, pino and undici, bundled as the CLI is, one call each, and the same two requests) is ${startup.floorRatio.toFixed(1)}× (${seconds(startup.floorMs, 3)} s)${startup.floorRatio > targets.startupFactor ? ", itself over the target: no change to the tool's own code can meet it while these are the libraries a run loads" : ''}. The tool's own work (options, manifest, state, plan, output) adds ${seconds(own, 3)} s.`,
+      `- **${startup.name}**: ${startup.ratio.toFixed(1)}× \`node -e 0\`, over the ${targets.startupFactor}× target. The floor of its runtime dependencies alone (bench/startup-floor/: node:crypto, zod, pino and undici, bundled as the CLI is, one call each, and the same two requests) is ${startup.floorRatio.toFixed(1)}× (${seconds(startup.floorMs, 3)} s)${startup.floorRatio > targets.startupFactor ? ", itself over the target: no change to the tool's own code can meet it while these are the libraries a run loads" : ''}. The tool's own work (options, manifest, state, plan, output) adds ${seconds(own, 3)} s.${startup.instructions ? ` Counted in instructions, which the machine's load does not change: ${startup.instructions.ratio.toFixed(1)}× \`node -e 0\`, the floor ${startup.instructions.floorRatio.toFixed(1)}×.` : ''}`,
     );
   }
   for (const row of results.latency ?? []) {

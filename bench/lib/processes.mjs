@@ -100,6 +100,32 @@ export async function wallOf(args, env = {}) {
   return { code, wallMs: performance.now() - started };
 }
 
+/**
+ * The instructions a Node process runs, all threads, counted by valgrind's callgrind: they vary by a
+ * few percent between runs (V8 seeds its hashes at random), where wall times on a shared machine vary
+ * by 25%. Undefined without valgrind.
+ */
+export async function instructionsOf(args, env = {}) {
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise((resolve) => {
+    child.on('error', () => resolve(undefined));
+    child.on('close', (status) => resolve(status));
+  });
+  if (code === undefined) return undefined;
+  const collected = /Collected : (\d+)/.exec(stderr);
+  if (code !== 0 || !collected)
+    throw new Error(`valgrind ${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`);
+  return Number(collected[1]);
+}
+
 /** The CLI's own Node options and path, for `wallOf`. */
 export const cliCommand = (args) => [...shebangFlags(), CLI, ...args];
 

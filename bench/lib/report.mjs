@@ -72,6 +72,9 @@ export function rows(results) {
           `${startup.ratio.toFixed(1)}× \`node -e 0\` (≤ ${TARGETS.startupFactor}×)`,
         ),
         `ℹ️ floor ${startup.floorRatio.toFixed(1)}× \`node -e 0\`: crypto, zod, pino and undici loaded and the same two requests, none of the tool's own work`,
+        startup.instructions
+          ? `ℹ️ in instructions (callgrind, median of 3): ${startup.instructions.ratio.toFixed(1)}× \`node -e 0\`, floor ${startup.instructions.floorRatio.toFixed(1)}×`
+          : 'ℹ️ in instructions: not counted (valgrind is not installed)',
         'ℹ️ the "start-up" in the bounds below',
       ].join('<br>'),
     ]);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { API_KEY, manifestOf, PASSWORD_ENV, websites, writeConvergedState } from './fixtures.mjs';
 import { countLog, listRequests, listRounds, median, replayWindows, runRequests } from './measure.mjs';
-import { cliCommand, runTool, shebangFlags, startSim, wallOf } from './processes.mjs';
+import { cliCommand, instructionsOf, runTool, shebangFlags, startSim, wallOf } from './processes.mjs';
 import { buildStartupFloor } from './startup-floor.mjs';
 
 export const CONCURRENCY = 8;
@@ -86,7 +86,12 @@ export async function measureStartup(dir) {
     const wallMs = median(plain);
     const nodeMs = median(node);
     const floorMs = median(floor);
+    const instructions = await startupInstructions(
+      { node: ['-e', '0'], tool: cliCommand(args), floor: floorCommand },
+      env,
+    );
     return {
+      instructions,
       name: 'Process start-up',
       wallMs,
       nodeMs,
@@ -104,6 +109,23 @@ export async function measureStartup(dir) {
 }
 
 /** Rows 1 and 2: a converged plan of 10,000 websites, then an apply of 1,000 updates to them. */
+/**
+ * The same three processes counted in instructions, median of three each (callgrind, when valgrind is
+ * installed): information beside the wall times, without the machine's load in it. Ratios to
+ * `node -e 0`.
+ */
+async function startupInstructions(commands, env) {
+  if ((await instructionsOf(commands.node)) === undefined) return undefined;
+  const counts = { node: [], tool: [], floor: [] };
+  for (let i = 0; i < 3; i++) {
+    for (const [name, command] of Object.entries(commands)) {
+      counts[name].push(await instructionsOf(command, env));
+    }
+  }
+  const node = median(counts.node);
+  return { node, ratio: median(counts.tool) / node, floorRatio: median(counts.floor) / node };
+}
+
 export async function latencyScenarios(dir, startup, count = 10_000, updates = 1_000) {
   const sim = await startSim({ websites: count, latencyMs: LATENCY_MS });
   try {
