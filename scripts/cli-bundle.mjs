@@ -64,10 +64,10 @@ const englishZod = {
 // and its file handles, `node:util` its MIME and text codecs, `node:http` Node's own copy of undici (34,
 // 34 and 113 internal modules, against 1, 1 and 39 for require()). A require() reads only what is used.
 // The required module is handed to the importer without esbuild's CommonJS interop (`__toESM`), which
-// reads the descriptor of every export and so runs the same getters (`node:util`: worker_threads, its
-// diff and its parser of arguments; 44 internal modules and 5 ms at every start): an import of names
-// gets a module that exports those names, read from the required module, and nothing else. An import of
-// the whole module (default or namespace) keeps the interop.
+// reads the descriptor of every export and so runs the same getters (`node:util`: worker_threads and
+// its diff, about 30 internal modules in a fresh process): an import of names gets a module that
+// exports those names, read from the required module, and nothing else. An import of the whole module
+// (default or namespace), or a re-export from it, keeps the interop.
 const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(b) {
@@ -96,11 +96,13 @@ const builtinsByRequire = {
 
 /**
  * The names that `source` imports from `specifier`, sorted, or undefined when one of its imports takes
- * the whole module (a default or namespace import) or is not one this reads. A name it misses fails the
- * build (esbuild: no matching export), never the run.
+ * the whole module (a default or namespace import) or is not one this reads, or when it re-exports
+ * from the module: esbuild reports a re-exported name the module lacks at run time only, as undefined.
+ * A name missing from an import fails the build (esbuild: no matching export), never the run.
  */
 export function importedNames(source, specifier) {
   const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  if (new RegExp(`\\bexport\\s[^;'"]*?from\\s*['"]${quoted}['"]`).test(source)) return undefined;
   const names = new Set();
   for (const [, clause] of source.matchAll(
     new RegExp(`\\bimport\\s+([^;'"]*?)\\s*from\\s*['"]${quoted}['"]`, 'g'),
