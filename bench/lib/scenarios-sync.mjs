@@ -108,7 +108,6 @@ export async function measureStartup(dir) {
   }
 }
 
-/** Rows 1 and 2: a converged plan of 10,000 websites, then an apply of 1,000 updates to them. */
 /**
  * The same three processes counted in instructions, median of three each (callgrind, when valgrind is
  * installed): information beside the wall times, without the machine's load in it. Ratios to
@@ -126,6 +125,7 @@ async function startupInstructions(commands, env) {
   return { node, ratio: median(counts.tool) / node, floorRatio: median(counts.floor) / node };
 }
 
+/** Rows 1 and 2: a converged plan of 10,000 websites, then an apply of 1,000 updates to them. */
 export async function latencyScenarios(dir, startup, count = 10_000, updates = 1_000) {
   const sim = await startSim({ websites: count, latencyMs: LATENCY_MS });
   try {
