@@ -111,15 +111,13 @@ export async function instructionsOf(args, env = {}) {
     ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk) => {
-    stderr += chunk;
-  });
+  const output = collect(child.stderr);
   const code = await new Promise((resolve) => {
     child.on('error', () => resolve(undefined));
     child.on('close', (status) => resolve(status));
   });
   if (code === undefined) return undefined;
+  const stderr = await output;
   const collected = /Collected : (\d+)/.exec(stderr);
   if (code !== 0 || !collected)
     throw new Error(`valgrind ${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`);

@@ -114,11 +114,12 @@ export async function measureStartup(dir) {
  * `node -e 0`.
  */
 async function startupInstructions(commands, env) {
-  if ((await instructionsOf(commands.node)) === undefined) return undefined;
   const counts = { node: [], tool: [], floor: [] };
   for (let i = 0; i < 3; i++) {
     for (const [name, command] of Object.entries(commands)) {
-      counts[name].push(await instructionsOf(command, env));
+      const count = await instructionsOf(command, env);
+      if (count === undefined) return undefined;
+      counts[name].push(count);
     }
   }
   const node = median(counts.node);

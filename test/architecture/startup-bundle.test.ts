@@ -26,10 +26,12 @@ function startupSet(entries: string[]): Set<string> {
   return seen;
 }
 
+/** The entry files of a `--once` run: main.js, and the run, once and io chunks it imports on demand. */
+const onceEntries = ['main.js', ...chunks.filter((n) => /^bundle-(run|once|io)-/.test(n))];
+
 it('a --once run loads no yaml, no HTTP/2 client, no Milo parser and no locale but English', () => {
-  const entries = ['main.js', ...chunks.filter((n) => /^bundle-(run|once|io)-/.test(n))];
-  expect(entries).toHaveLength(4);
-  const loaded = [...startupSet(entries)];
+  expect(onceEntries).toHaveLength(4);
+  const loaded = [...startupSet(onceEntries)];
   const holding = (marker: string) => loaded.filter((name) => text(name).includes(marker));
   expect(holding('Symbol.for("yaml.')).toEqual([]);
   expect(holding('node:http2')).toEqual([]);
@@ -38,8 +40,7 @@ it('a --once run loads no yaml, no HTTP/2 client, no Milo parser and no locale b
 });
 
 it('a --once run takes the built-in modules it imports by name, not through the CommonJS interop', () => {
-  const entries = ['main.js', ...chunks.filter((n) => /^bundle-(run|once|io)-/.test(n))];
-  const loaded = [...startupSet(entries)];
+  const loaded = [...startupSet(onceEntries)];
   // Each chunk's source map names the modules in it: a built-in through the interop is `builtin:node:…`,
   // one taken by names `builtin-names:node:…#names`.
   const sources = loaded.flatMap(
