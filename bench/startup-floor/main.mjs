@@ -2,7 +2,9 @@
 // runtime dependencies, bundled as the CLI is (scripts/cli-bundle.mjs), and makes the same two requests,
 // with none of the tool's own work. bench/lib/startup-floor.mjs bundles it next to the run's files, and
 // the start-up row shows it beside `node -e 0`: what the tool's own code adds is the difference.
-// Like dist/cli/main.js: the compile cache first, then the rest.
-(await import('node:module')).enableCompileCache();
+// Like dist/cli/main.js: the compile cache first (in the same kind of directory), then the rest.
+import { enableOwnCompileCache } from '../../src/cli/compile-cache.ts';
+
+enableOwnCompileCache();
 const { dryRun } = await import('./work.mjs');
 await dryRun(process.argv[2], process.env.WEBSITES_SYNC_API_KEY);
