@@ -233,7 +233,7 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       const run = await runCli(['--once'], env);
       expect(run.code, run.stderr).toBe(0);
       expect(shown).toMatch(
-        /Lock: held by websites-sync --once on host .+ \(pid \d+\) since \d\d:\d\d:\d\d UTC/,
+        /Lock: held by websites-sync --once on host .+ \(pid \d+\) since (\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC/,
       );
       expect(shown).not.toContain(db.password);
       const after = await runCli(['state', 'show'], env);

@@ -16,7 +16,7 @@ describe('the state lock (one run at a time per state file)', () => {
     const first = await lockState(path, { command: 'websites-sync --once' });
     await expect(lockState(path, { waitMs: 0 })).rejects.toThrow(
       new RegExp(
-        `the state file ${path} is locked by websites-sync --once on host ${hostname()} \\(pid ${process.pid}\\) since \\d\\d:\\d\\d:\\d\\d UTC; gave up waiting after 0 s .*older than 30 s`,
+        `the state file ${path} is locked by websites-sync --once on host ${hostname()} \\(pid ${process.pid}\\) since (\\d{4}-\\d\\d-\\d\\d )?\\d\\d:\\d\\d:\\d\\d UTC; gave up waiting after 0 s .*older than 30 s`,
       ),
     );
     await first.release();
