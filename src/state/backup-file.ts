@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
-import { openPrivateFile, refuseNotRegular } from './private-file.js';
+import { openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -31,10 +31,12 @@ export function backupPathFor(statePath: string, backupFile: string | undefined)
 
 /**
  * Before anything is sent: the backup file, when it exists, must be a regular file. A FIFO would block
- * the first delete's backup, a device (/dev/null) would swallow it: the settings would be lost.
+ * the first delete's backup, a device (/dev/null) would swallow it: the settings would be lost. Nor
+ * may another user have put it there (refusePlanted): they could read or empty it.
  */
-export function checkBackupPath(statePath: string, backupFile: string | undefined): Promise<void> {
+export async function checkBackupPath(statePath: string, backupFile: string | undefined): Promise<void> {
   const path = backupPathFor(statePath, backupFile);
+  await refusePlanted(path);
   return refuseNotRegular(path, (problem) =>
     backupFile === undefined
       ? `the backup file ${path} (beside the state file) ${problem}; set --backup-file (WEBSITES_SYNC_BACKUP_FILE) to a regular file`

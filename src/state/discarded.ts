@@ -1,6 +1,6 @@
-import { chmod, constants, copyFile, link, readdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, constants, copyFile, link, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { whereItLands } from './private-file.js';
+import { readRegularFile, whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
 
 // A state file the tool cannot use (corrupt, another base URL, another version, entries it cannot
@@ -105,17 +105,27 @@ export async function keepAside(given: string, now: Date): Promise<string> {
   }
 }
 
-/** The copies kept aside beside `path` by earlier runs, with what each holds. */
+/**
+ * The copies kept aside beside `path` by earlier runs, with what each holds. Only regular files: the tool
+ * makes nothing else, and a FIFO of that name would block the read for ever.
+ */
 export async function keptCopies(given: string): Promise<Array<{ path: string; held?: HeldLifecycle }>> {
   const path = await whereItLands(given);
   const prefix = `${basename(path)}${KEPT}`;
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  const kept = names.filter((name) => name.startsWith(prefix)).sort();
-  return Promise.all(
+  const names = await readdir(dirname(path), { withFileTypes: true }).catch(() => []);
+  const kept = names
+    .filter((entry) => entry.name.startsWith(prefix) && (entry.isFile() || entry.isSymbolicLink()))
+    .map((entry) => entry.name)
+    .sort();
+  const copies = await Promise.all(
     kept.map(async (name) => {
       const file = join(dirname(path), name);
-      const text = await readFile(file, 'utf8').catch(() => undefined);
+      const info = await stat(file).catch(() => undefined);
+      if (info !== undefined && !info.isFile()) return undefined;
+      // Opened without blocking and checked again: a FIFO put there meanwhile is not read either.
+      const text = await readRegularFile(file);
       return text === undefined ? { path: file } : { path: file, held: inspectHeld(text) };
     }),
   );
+  return copies.filter((copy) => copy !== undefined);
 }

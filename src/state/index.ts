@@ -49,6 +49,7 @@ export {
   notRegularMessage,
   openPrivateFile,
   refuseNotRegular,
+  refusePlanted,
   whereItLands,
 } from './private-file.js';
 export * from './state.js';

@@ -17,7 +17,7 @@ import { StateLockError } from './lock-error.js';
 import { createLock, type StateLock } from './lock-file.js';
 import { holderHere } from './lock-holder.js';
 import { abandonment, readLock, removeAbandoned } from './lock-takeover.js';
-import { refuseNotRegular, whereItLands } from './private-file.js';
+import { refuseNotRegular, refusePlanted, whereItLands } from './private-file.js';
 
 export { type StateLock, StateLockError };
 
@@ -45,6 +45,7 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
   const lockPath = `${await whereItLands(path)}.lock`;
   // Read to learn its holder: a FIFO there would block that read forever.
   await refuseNotRegular(lockPath, (problem) => `the state's lock file ${lockPath} ${problem}; remove it`);
+  await refusePlanted(lockPath);
   const staleMs = options.staleMs ?? LOCK_STALE_MS;
   const waitMs = options.waitMs ?? staleMs + 5_000;
   const me = await holderHere(options.command ?? 'websites-sync');

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { exportManifest } from '../../export/index.js';
 import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
+import { refusePlanted } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -53,6 +54,7 @@ function passwordNote(variables: readonly string[]): string | undefined {
 
 /** An existing file is usually the manifest in use: it is replaced only when asked. */
 async function writeManifest(path: string, text: string, force: boolean): Promise<void> {
+  await refusePlanted(path);
   try {
     await writeFile(path, text, { flag: force ? 'w' : 'wx' });
   } catch (error) {
@@ -99,6 +101,7 @@ function isOurSchema(text: string): boolean {
 }
 
 async function writeSchema(path: string): Promise<void> {
+  await refusePlanted(path);
   try {
     await writeFile(path, manifestJsonSchemaText());
   } catch (error) {

@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process';
+import { chmod, lchown, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// A directory anyone can write, such as /tmp: another user can make a name there before the operator's
+// first run, as a file or a link, and what it holds then decides what the run knows (a state without
+// its protections) or where it writes (a link to one of the operator's own files). The CLI refuses
+// such an entry (refusePlanted in src/state/private-file.ts), before anything is sent.
+const OTHER = 65534; // nobody: making a file another user's needs root (chown)
+const asRoot = process.getuid?.() === 0;
+
+let simulator: Simulator;
+let dir: string;
+let shared: string;
+let mine: string;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
+  dir = await mkdtemp(join(tmpdir(), 'websites-sync-planted-'));
+  shared = join(dir, 'shared');
+  mine = join(dir, 'mine');
+  await mkdir(shared);
+  await chmod(shared, 0o1777); // like /tmp
+  await mkdir(mine, { mode: 0o700 });
+  await writeFile(join(dir, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: b.example.com\n');
+  env = toolEnv(simulator, dir);
+});
+
+afterEach(async () => {
+  await simulator.close();
+});
+
+/** `path` made by another user: a file holding `text`, or a link to `target`. */
+async function plant(path: string, made: { text: string } | { target: string }): Promise<void> {
+  if ('text' in made) await writeFile(path, made.text);
+  else await symlink(made.target, path);
+  await lchown(path, OTHER, OTHER);
+}
+
+function writes(): string[] {
+  return simulator.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+}
+
+describe.skipIf(!asRoot)('a file another user made first in a directory anyone can write', () => {
+  it('a state file: refused, so a forged state (no protections, deletes long due) decides nothing', async () => {
+    const state = join(shared, 'state.json');
+    await plant(state, { text: JSON.stringify({ version: 1, base_url: simulator.url, websites: {} }) });
+    const run = await runCli(['--once', '--prune'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `websites-sync: ${state} belongs to another user (uid ${OTHER}) and lies in ${shared}, a directory anyone can write`,
+    );
+    expect(writes()).toEqual([]);
+    expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['a.example.com']);
+  });
+
+  it("a link as the state file: refused, and the file it points at (the operator's own) is neither moved nor written", async () => {
+    const victim = join(mine, 'victim');
+    await writeFile(victim, 'not a state\n');
+    const state = join(shared, 'state.json');
+    await plant(state, { target: victim });
+    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${state} belongs to another user (uid ${OTHER})`);
+    expect(await readFile(victim, 'utf8')).toBe('not a state\n');
+    expect(writes()).toEqual([]);
+  });
+
+  it('a backup file: refused before any change (they could read it, or empty it before a restore)', async () => {
+    const backup = join(shared, 'deleted.jsonl');
+    await plant(backup, { text: '' });
+    const run = await runCli(['--once', '--prune'], { ...env, WEBSITES_SYNC_BACKUP_FILE: backup });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${backup} belongs to another user (uid ${OTHER})`);
+    expect(writes()).toEqual([]);
+  });
+
+  it('a saved plan (--out) or an exported manifest (export --out --force) through a link: refused, its target untouched', async () => {
+    const victim = join(mine, 'victim');
+    await writeFile(victim, 'mine\n');
+    const plan = join(shared, 'plan.json');
+    await plant(plan, { target: victim });
+    const dryRun = await runCli(['--once', '--dry-run', '--out', plan], env);
+    expect(dryRun.code).toBe(1);
+    expect(dryRun.stderr).toContain(`${plan} belongs to another user (uid ${OTHER})`);
+    const exported = join(shared, 'account.yaml');
+    await plant(exported, { target: victim });
+    const run = await runCli(['export', '--out', exported, '--force'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${exported} belongs to another user (uid ${OTHER})`);
+    expect(await readFile(victim, 'utf8')).toBe('mine\n');
+  });
+
+  it("the operator's own files in that directory are used as always", async () => {
+    const state = join(shared, 'state.json');
+    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await stat(state)).mode & 0o777).toBe(0o600);
+    const again = await runCli(['--once', '--dry-run', '--detailed-exitcode'], {
+      ...env,
+      WEBSITES_SYNC_STATE_FILE: state,
+    });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
+describe('files of the tool that anyone could have changed', () => {
+  it('a state file anyone can write is refused, with how to make it private', async () => {
+    const state = env.WEBSITES_SYNC_STATE_FILE as string;
+    await writeFile(state, JSON.stringify({ version: 1, base_url: simulator.url, websites: {} }));
+    await chmod(state, 0o666);
+    const run = await runCli(['--once'], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${state} can be written by anyone (mode 666): what it holds may not be what a run left there. If it is yours and unchanged, make it private (chmod 600 ${state})`,
+    );
+    expect(writes()).toEqual([]);
+  });
+
+  it('a FIFO named like a state file kept aside does not hold the run (it is not one: the tool makes files)', async () => {
+    const state = env.WEBSITES_SYNC_STATE_FILE as string;
+    execFileSync('mkfifo', [`${state}.discarded-x`]);
+    const run = await runCli(['--once', '--dry-run', '--detailed-exitcode'], env);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stdout).toContain('b.example.com');
+  });
+});
