@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { backupPathFor, isPostgresUrl, sentPathFor, whereItLands } from '../state/index.js';
+import { backupPathFor, isPostgresUrl, landingOf, sentPathFor, whereItLands } from '../state/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -9,7 +9,7 @@ import { UsageError } from './errors.js';
 // pending deletes, the settings of deleted websites).
 
 async function sameFile(a: string, b: string): Promise<boolean> {
-  if ((await whereItLands(a)) === (await whereItLands(b))) return true;
+  if ((await landingOf(a)) === (await landingOf(b))) return true;
   const [first, second] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
   // Hard links: one file under two names.
   return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;

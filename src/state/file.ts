@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { constants, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
-import { openPrivateFile, refuseNotRegular, whereItLands } from './private-file.js';
+import { StateLockError } from './lock-error.js';
+import { openPrivateFile, refuseNotRegular, refuseOpenedPlanted, whereItLands } from './private-file.js';
 import {
   byId,
   emptyState,
@@ -36,8 +37,9 @@ export interface LoadedState {
 export async function loadState(path: string, baseUrl: string, secret: string): Promise<LoadedState> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readStateText(path);
   } catch (error) {
+    if (error instanceof StateLockError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       return { state: emptyState(baseUrl, secret), discarded: 'no state file yet', missing: true };
@@ -201,5 +203,17 @@ export async function writePrivateFileAtomically(
   } catch (error) {
     await unlink(temp).catch(() => {});
     throw error;
+  }
+}
+
+/** The state file's text, refused when another user made it after the path was checked (refusePlanted). */
+async function readStateText(path: string): Promise<string> {
+  // Without blocking: a FIFO put there would otherwise hold the run (it is then read as nothing).
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    await refuseOpenedPlanted(await handle.stat(), path);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
 }

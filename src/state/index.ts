@@ -45,6 +45,7 @@ export {
   stateSecrets,
 } from './open.js';
 export {
+  landingOf,
   notRegular,
   notRegularMessage,
   openPrivateFile,

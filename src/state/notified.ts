@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { writePrivateFileAtomically } from './file.js';
+import { readRegularFile, refusePlanted } from './private-file.js';
 
 // What the webhook took last, per kind (hashes only, no event's content), kept between invocations of
 // `--once` by the state's store: in a small file beside a state file, in the `notified` table of a
@@ -23,8 +23,10 @@ export function notifiedOf(data: unknown): Notified {
 
 /** What the runs before delivered; nothing when the file is missing or not ours. */
 export async function readNotifiedFile(path: string): Promise<Notified> {
+  // Refused like the state when another user may have made it (refusePlanted); a FIFO is not read.
+  await refusePlanted(path);
   try {
-    return notifiedOf(JSON.parse(await readFile(path, 'utf8')));
+    return notifiedOf(JSON.parse((await readRegularFile(path)) ?? ''));
   } catch {
     return {};
   }

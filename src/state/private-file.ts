@@ -43,30 +43,49 @@ export async function refuseNotRegular(path: string, describe: (problem: string)
 }
 
 /**
- * Refuses what another user may have put at `path` for the tool to read or follow: an entry (a file or a
- * symbolic link) that is neither the running user's nor root's in a directory anyone can write (/tmp,
- * where anyone can make a name first), or a file anyone can write. What such an entry holds decides
- * what a run knows (a state without its protections: deletes it must refuse) and where it writes (a
- * link to a file of the user's own, followed by the tool itself or, for root, by the kernel). A missing
- * path is fine: the tool makes it, its own. Windows has no such owners: nothing is checked there.
+ * Refuses a path another user may have laid for the tool: one with an entry (a file, a directory or a
+ * symbolic link), as the path is written or as it really is, that is neither the running user's nor
+ * root's in a directory anyone can write (/tmp, where anyone can make a name first, such as the
+ * `/tmp/acct` an operator then makes with `mkdir -p`). What lies there decides what a run knows (a
+ * state without its protections: deletes it must refuse) and where it writes (a link to a file of the
+ * user's own). A missing path is fine: the tool makes it, its own. A directory a group can write (a
+ * team's) is trusted; Windows has no such owners, and nothing is checked there.
  */
 export async function refusePlanted(path: string): Promise<void> {
   const uid = process.getuid?.();
-  const entry = uid === undefined ? undefined : await lstat(path).catch(() => undefined);
-  if (entry === undefined) return;
-  if (entry.uid !== uid && entry.uid !== 0) {
-    const folder = await stat(dirname(path)).catch(() => undefined);
-    if (folder !== undefined && (folder.mode & 0o002) !== 0) {
-      throw new StateLockError(
-        `${path} belongs to another user (uid ${entry.uid}) and lies in ${dirname(path)}, a directory anyone can write: it may have been put there to decide what this run reads or where it writes. Keep the tool's files in a directory of your own (--state-file, --backup-file, --out), or remove it if it is not yours`,
-      );
+  if (uid === undefined) return;
+  const given = resolve(path);
+  const real = await realpath(dirname(given)).then(
+    (folder) => join(folder, basename(given)),
+    () => undefined,
+  );
+  for (const way of real === undefined || real === given ? [given] : [given, real]) {
+    for (let entry = way; dirname(entry) !== entry; entry = dirname(entry)) {
+      const found = await lstat(entry).catch(() => undefined);
+      if (found === undefined || found.uid === uid || found.uid === 0) continue;
+      const folder = await stat(dirname(entry)).catch(() => undefined);
+      if (folder === undefined || (folder.mode & 0o002) === 0) continue;
+      const what = entry === way ? path : `${entry}, on the way to ${path},`;
+      throw planted(what, found.uid, dirname(entry));
     }
   }
-  if (entry.isFile() && (entry.mode & 0o002) !== 0) {
-    throw new StateLockError(
-      `${path} can be written by anyone (mode ${(entry.mode & 0o777).toString(8)}): what it holds may not be what a run left there. If it is yours and unchanged, make it private (chmod 600 ${path})`,
-    );
-  }
+}
+
+/**
+ * refusePlanted again for the file as opened (`info`, its fstat): another user may have made the name
+ * between that check and the open.
+ */
+export async function refuseOpenedPlanted(info: Stats, path: string): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === undefined || info.uid === uid || info.uid === 0) return;
+  const folder = await stat(dirname(path)).catch(() => undefined);
+  if (folder !== undefined && (folder.mode & 0o002) !== 0) throw planted(path, info.uid, dirname(path));
+}
+
+function planted(what: string, owner: number, folder: string): StateLockError {
+  return new StateLockError(
+    `${what} belongs to another user (uid ${owner}) and lies in ${folder}, a directory anyone can write: it may have been put there to decide what this run reads or where it writes. Keep the tool's files in a directory of your own, or remove it if it is not yours`,
+  );
 }
 
 /**
@@ -99,8 +118,10 @@ export async function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<F
     },
   );
   try {
-    const what = notRegular(await handle.stat());
+    const info = await handle.stat();
+    const what = notRegular(info);
     if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
+    await refuseOpenedPlanted(info, path);
     await handle.chmod(PRIVATE_MODE);
     if (flags === 'w') await handle.truncate(0);
   } catch (error) {
@@ -117,11 +138,24 @@ export async function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<F
  * the link, leaving its target, a volume say, without what the run remembered), and locked there, so
  * two spellings of one file (a link and its target) are one state.
  */
-export async function whereItLands(path: string, hops = 0): Promise<string> {
-  // Each link on the way is followed here, not by the kernel, so each is checked here.
-  await refusePlanted(path);
+export async function whereItLands(path: string): Promise<string> {
+  return landing(path, true);
+}
+
+/** Where `path` lands, as whereItLands says, without refusing anything: to compare two paths. */
+export function landingOf(path: string): Promise<string> {
+  return landing(path, false);
+}
+
+async function landing(path: string, checked: boolean, hops = 0): Promise<string> {
+  // Each link is followed here, one at a time, so each is checked here (refusePlanted), and relative to
+  // the directory it really lies in (`..` in a link reached through a linked directory).
+  if (checked) await refusePlanted(path);
   const link = await readlink(path).catch(() => undefined);
-  if (link !== undefined && hops < 40) return whereItLands(resolve(dirname(path), link), hops + 1);
+  if (link !== undefined && hops < 40) {
+    const folder = await realpath(dirname(path)).catch(() => dirname(path));
+    return landing(resolve(folder, link), checked, hops + 1);
+  }
   try {
     return await realpath(path);
   } catch {

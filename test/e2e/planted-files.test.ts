@@ -96,6 +96,21 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
     expect(await readFile(victim, 'utf8')).toBe('mine\n');
   });
 
+  it('a directory another user made there first, or a link to one of theirs, on the way to the state: refused', async () => {
+    const theirs = join(shared, 'acct');
+    await mkdir(theirs);
+    await writeFile(join(theirs, 'state.json'), JSON.stringify({ version: 1, base_url: simulator.url }));
+    await lchown(join(theirs, 'state.json'), OTHER, OTHER);
+    await lchown(theirs, OTHER, OTHER);
+    await plant(join(shared, 'link'), { target: theirs });
+    for (const state of [join(theirs, 'state.json'), join(shared, 'link', 'state.json')]) {
+      const run = await runCli(['--once', '--prune'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/(acct|link), on the way to .*, belongs to another user \(uid 65534\)/);
+    }
+    expect(writes()).toEqual([]);
+  });
+
   it("the operator's own files in that directory are used as always", async () => {
     const state = join(shared, 'state.json');
     const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
@@ -110,16 +125,18 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
 });
 
 describe('files of the tool that anyone could have changed', () => {
-  it('a state file anyone can write is refused, with how to make it private', async () => {
-    const state = env.WEBSITES_SYNC_STATE_FILE as string;
-    await writeFile(state, JSON.stringify({ version: 1, base_url: simulator.url, websites: {} }));
-    await chmod(state, 0o666);
-    const run = await runCli(['--once'], env);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      `${state} can be written by anyone (mode 666): what it holds may not be what a run left there. If it is yours and unchanged, make it private (chmod 600 ${state})`,
+  it('a state file behind a link whose target lies up through a linked directory (`..`) is the one read and written', async () => {
+    // vol -> data/deep/dir, and dir/state.json -> ../real-state.json: data/deep/real-state.json.
+    await mkdir(join(dir, 'data', 'deep', 'dir'), { recursive: true });
+    await symlink(join('data', 'deep', 'dir'), join(dir, 'vol'));
+    await symlink(join('..', 'real-state.json'), join(dir, 'data', 'deep', 'dir', 'state.json'));
+    const state = join(dir, 'vol', 'state.json');
+    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'data', 'deep', 'real-state.json'), 'utf8')).base_url).toBe(
+      simulator.url,
     );
-    expect(writes()).toEqual([]);
+    await expect(stat(join(dir, 'real-state.json'))).rejects.toThrow(/ENOENT/);
   });
 
   it('a FIFO named like a state file kept aside does not hold the run (it is not one: the tool makes files)', async () => {
