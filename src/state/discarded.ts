@@ -112,11 +112,8 @@ export async function keepAside(given: string, now: Date): Promise<string> {
 export async function keptCopies(given: string): Promise<Array<{ path: string; held?: HeldLifecycle }>> {
   const path = await whereItLands(given);
   const prefix = `${basename(path)}${KEPT}`;
-  const names = await readdir(dirname(path), { withFileTypes: true }).catch(() => []);
-  const kept = names
-    .filter((entry) => entry.name.startsWith(prefix) && (entry.isFile() || entry.isSymbolicLink()))
-    .map((entry) => entry.name)
-    .sort();
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  const kept = names.filter((name) => name.startsWith(prefix)).sort();
   const copies = await Promise.all(
     kept.map(async (name) => {
       const file = join(dirname(path), name);

@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { constants, open, readFile, rename, unlink } from 'node:fs/promises';
+import { readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
-import { openPrivateFile, refuseNotRegular, refuseOpenedPlanted, whereItLands } from './private-file.js';
+import {
+  openPrivateFile,
+  openWithoutBlocking,
+  refuseNotRegular,
+  refuseOpenedPlanted,
+  whereItLands,
+} from './private-file.js';
 import {
   byId,
   emptyState,
@@ -208,8 +214,7 @@ export async function writePrivateFileAtomically(
 
 /** The state file's text, refused when another user made it after the path was checked (refusePlanted). */
 async function readStateText(path: string): Promise<string> {
-  // Without blocking: a FIFO put there would otherwise hold the run (it is then read as nothing).
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const handle = await openWithoutBlocking(path);
   try {
     await refuseOpenedPlanted(await handle.stat(), path);
     return await handle.readFile('utf8');

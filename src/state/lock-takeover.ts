@@ -1,7 +1,8 @@
-import { constants, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { isHeldHere } from './lock-file.js';
 import { describeHolder, holderFrom, type LockHolder, sameProcessSpace } from './lock-holder.js';
+import { openWithoutBlocking } from './private-file.js';
 
 // Whether another run's lock is still held, and taking it over when it is not. A lock is abandoned
 // when its heartbeat is older than the stale time, wherever its holder runs (another container, another
@@ -23,9 +24,8 @@ export interface FoundLock {
 export async function readLock(lockPath: string, now = Date.now()): Promise<FoundLock | undefined> {
   let handle: FileHandle;
   try {
-    // Not blocking: a FIFO put there meanwhile must not hang the run. Opening (not only stat-ing) also
-    // makes an NFS client fetch the file's current attributes and contents.
-    handle = await open(lockPath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    // A FIFO put there meanwhile must not hang the run; NFS must show the file as it is now.
+    handle = await openWithoutBlocking(lockPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

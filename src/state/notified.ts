@@ -25,8 +25,10 @@ export function notifiedOf(data: unknown): Notified {
 export async function readNotifiedFile(path: string): Promise<Notified> {
   // Refused like the state when another user may have made it (refusePlanted); a FIFO is not read.
   await refusePlanted(path);
+  const text = await readRegularFile(path);
+  if (text === undefined) return {};
   try {
-    return notifiedOf(JSON.parse((await readRegularFile(path)) ?? ''));
+    return notifiedOf(JSON.parse(text));
   } catch {
     return {};
   }

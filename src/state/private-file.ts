@@ -62,11 +62,8 @@ export async function refusePlanted(path: string): Promise<void> {
   for (const way of real === undefined || real === given ? [given] : [given, real]) {
     for (let entry = way; dirname(entry) !== entry; entry = dirname(entry)) {
       const found = await lstat(entry).catch(() => undefined);
-      if (found === undefined || found.uid === uid || found.uid === 0) continue;
-      const folder = await stat(dirname(entry)).catch(() => undefined);
-      if (folder === undefined || (folder.mode & 0o002) === 0) continue;
-      const what = entry === way ? path : `${entry}, on the way to ${path},`;
-      throw planted(what, found.uid, dirname(entry));
+      if (found === undefined || !(await plantedIn(found.uid, entry, uid))) continue;
+      throw planted(entry === way ? path : `${entry}, on the way to ${path},`, found.uid, dirname(entry));
     }
   }
 }
@@ -77,9 +74,19 @@ export async function refusePlanted(path: string): Promise<void> {
  */
 export async function refuseOpenedPlanted(info: Stats, path: string): Promise<void> {
   const uid = process.getuid?.();
-  if (uid === undefined || info.uid === uid || info.uid === 0) return;
-  const folder = await stat(dirname(path)).catch(() => undefined);
-  if (folder !== undefined && (folder.mode & 0o002) !== 0) throw planted(path, info.uid, dirname(path));
+  if (uid !== undefined && (await plantedIn(info.uid, path, uid))) {
+    throw planted(path, info.uid, dirname(path));
+  }
+}
+
+/**
+ * Whether `entry`, owned by `owner`, is another user's (neither `uid`'s nor root's) in a directory anyone
+ * can write.
+ */
+async function plantedIn(owner: number, entry: string, uid: number): Promise<boolean> {
+  if (owner === uid || owner === 0) return false;
+  const folder = await stat(dirname(entry)).catch(() => undefined);
+  return folder !== undefined && (folder.mode & 0o002) !== 0;
 }
 
 function planted(what: string, owner: number, folder: string): StateLockError {
@@ -89,11 +96,20 @@ function planted(what: string, owner: number, folder: string): StateLockError {
 }
 
 /**
+ * `path` opened for reading without blocking: a FIFO put there opens at once (and reads as nothing)
+ * instead of waiting for a writer for ever. Opening, not only stat-ing, also makes an NFS client fetch
+ * the file's current attributes and contents.
+ */
+export function openWithoutBlocking(path: string): Promise<FileHandle> {
+  return open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+}
+
+/**
  * What a regular file at `path` holds, or undefined when it is missing, unreadable or not a regular file
  * (a FIFO is opened without blocking and never read: a read would wait for a writer for ever).
  */
 export async function readRegularFile(path: string): Promise<string | undefined> {
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
+  const handle = await openWithoutBlocking(path).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
     return notRegular(await handle.stat()) === undefined ? await readFile(handle, 'utf8') : undefined;
