@@ -121,30 +121,69 @@ export async function readRegularFile(path: string): Promise<string | undefined>
 }
 
 /** `path` opened with `flags` ('a' appends, 'w' replaces), mode 0600 whether it is new or not. */
-export async function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
-  await refusePlanted(path);
+export function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
+  return openForWriting(path, flags, { private: true });
+}
+
+/** How often a name that was missing when checked may turn up before the open gives up. */
+const CREATE_ATTEMPTS = 3;
+
+/**
+ * `path` opened for writing: 'a' appends, 'w' replaces, 'wx' makes a new file and fails with EEXIST
+ * when there is one. Refused when another user may have planted it (refusePlanted), or when it is not
+ * a regular file; a private file is 0600 whether it is new or not. Every file the tool writes at a path
+ * the operator gave (the state, a backup, a saved plan, an exported manifest and its schema) is opened
+ * here.
+ *
+ * A name that was missing when checked is created, never followed (O_EXCL): a link another user makes
+ * there between the check and the open would otherwise lead the write into a file of the operator's,
+ * which the check on the opened file cannot tell from the operator's own. If a name turned up, the path
+ * is checked again. A name that was there stays the operator's (a sticky directory such as /tmp lets
+ * no one else replace it), so a link of theirs is followed.
+ */
+export async function openForWriting(
+  path: string,
+  flags: 'a' | 'w' | 'wx',
+  { private: ownerOnly }: { private: boolean },
+): Promise<FileHandle> {
   // Not blocking (a FIFO without a reader fails at once instead of waiting for one) and not truncating
   // until the handle is known to be a regular file.
   const mode = constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
-  const handle = await open(path, flags === 'a' ? mode | constants.O_APPEND : mode, PRIVATE_MODE).catch(
-    (error: NodeJS.ErrnoException) => {
+  const writing = flags === 'a' ? mode | constants.O_APPEND : mode;
+  for (let attempt = 1; ; attempt++) {
+    await refusePlanted(path);
+    const there = await lstat(path).then(
+      () => true,
+      () => false,
+    );
+    const exclusive = flags === 'wx' || !there;
+    let handle: FileHandle;
+    try {
+      handle = await open(
+        path,
+        exclusive ? writing | constants.O_EXCL : writing,
+        ownerOnly ? PRIVATE_MODE : 0o666,
+      );
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' && flags !== 'wx' && attempt < CREATE_ATTEMPTS) continue;
       // ENXIO: a FIFO that no one reads (opened without blocking).
-      if (error.code === 'ENXIO') throw new StateLockError(`${path} ${notRegularMessage('a FIFO')}`);
+      if (code === 'ENXIO') throw new StateLockError(`${path} ${notRegularMessage('a FIFO')}`);
       throw error;
-    },
-  );
-  try {
-    const info = await handle.stat();
-    const what = notRegular(info);
-    if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
-    await refuseOpenedPlanted(info, path);
-    await handle.chmod(PRIVATE_MODE);
-    if (flags === 'w') await handle.truncate(0);
-  } catch (error) {
-    await handle.close();
-    throw error;
+    }
+    try {
+      const info = await handle.stat();
+      const what = notRegular(info);
+      if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
+      await refuseOpenedPlanted(info, path);
+      if (ownerOnly) await handle.chmod(PRIVATE_MODE);
+      if (flags === 'w') await handle.truncate(0);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return handle;
   }
-  return handle;
 }
 
 /**

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
 // The editor schema from the built CLI: `websites-sync schema > websites.schema.json` needs nothing but
 // the binary, and `export --out FILE --schema` puts it where the exported manifest's first line points.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,36 @@ describe('websites-sync export --schema', () => {
     const forced = await runCli(['export', '--out', join(dir, 'b.yaml'), '--schema', '--force'], env);
     expect(forced.code, forced.stderr).toBe(0);
     expect(await readFile(schemaFile, 'utf8')).toBe(await committed());
+  });
+
+  it('refuses a FIFO where the manifest or the schema goes, or a manifest there without --force, before any request', async () => {
+    // A write to a FIFO waits for a reader for ever; the read of a schema there, for a writer.
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    execFileSync('mkfifo', [join(dir, 'websites.schema.json')]);
+    await writeFile(join(dir, 'in-use.yaml'), 'version: 1\n');
+    const runs = [
+      [
+        ['export', '--out', fifo, '--force'],
+        `--out: ${fifo} is a FIFO, not a regular file; give the path of a regular file`,
+      ],
+      [
+        ['export', '--out', join(dir, 'a.yaml'), '--schema', '--force'],
+        `--schema: ${join(dir, 'websites.schema.json')} is a FIFO, not a regular file`,
+      ],
+      [
+        ['export', '--out', join(dir, 'in-use.yaml')],
+        `--out: ${join(dir, 'in-use.yaml')} exists; choose another file, or add --force to replace it`,
+      ],
+    ] as const;
+    for (const [args, message] of runs) {
+      const result = await runCli([...args], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(message);
+    }
+    expect(simulator.requests).toEqual([]);
+    await expect(stat(join(dir, 'a.yaml'))).rejects.toThrow();
+    expect(await readFile(join(dir, 'in-use.yaml'), 'utf8')).toBe('version: 1\n');
   });
 
   it('needs -o: a schema on stdout is the schema command', async () => {

@@ -1,12 +1,13 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { exportManifest } from '../../export/index.js';
 import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
-import { refusePlanted } from '../../state/index.js';
+import { openForWriting, readRegularFile, refusePlanted, StateLockError } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
+import { refuseUnusablePath } from '../option-values.js';
 import { keptFiles, refuseOwnFile } from '../own-files.js';
 import { VERSION } from '../version.js';
 
@@ -14,7 +15,10 @@ import { VERSION } from '../version.js';
 export async function runExport(config: Config, io: Io): Promise<number> {
   // Checked before reading the account, so a refusal costs no request and writes nothing.
   const kept = await keptFiles(config);
-  if (config.outputFile !== undefined) await refuseOwnFile('--out', config.outputFile, kept);
+  if (config.outputFile !== undefined) {
+    await refuseOwnFile('--out', config.outputFile, kept);
+    await refuseTarget('--out', config.outputFile, config.force);
+  }
   const schemaFile =
     config.withSchema && config.outputFile !== undefined
       ? await schemaTarget(config.outputFile, config.force)
@@ -52,17 +56,41 @@ function passwordNote(variables: readonly string[]): string | undefined {
   return `${variables.length} password-protected websites read their password from a variable each (${variables.slice(0, 2).join(', ')}, …), named in the manifest beside the website; set them before planning.\n`;
 }
 
+/**
+ * Where `option` writes, refused before the account is read: another user's file in a directory anyone
+ * can write, something other than a regular file (a FIFO would hold the write for ever), or, unless
+ * `replace`, any file at all. The write checks again (openForWriting): this is so that a refusal costs
+ * no request.
+ */
+async function refuseTarget(option: string, path: string, replace: boolean): Promise<void> {
+  await refusePlanted(path);
+  refuseUnusablePath(path, option, 'write');
+  if (!replace && (await lstat(path).catch(() => undefined)) !== undefined) throw exists(path);
+}
+
+function exists(path: string): UsageError {
+  return new UsageError(`--out: ${path} exists; choose another file, or add --force to replace it`);
+}
+
 /** An existing file is usually the manifest in use: it is replaced only when asked. */
 async function writeManifest(path: string, text: string, force: boolean): Promise<void> {
-  await refusePlanted(path);
+  await writeText('--out', path, text, force ? 'w' : 'wx');
+}
+
+/** `text` written to `path` (openForWriting), failures said as `option`'s. */
+async function writeText(option: string, path: string, text: string, flags: 'w' | 'wx'): Promise<void> {
   try {
-    await writeFile(path, text, { flag: force ? 'w' : 'wx' });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      throw new UsageError(`--out: ${path} exists; choose another file, or add --force to replace it`);
+    const handle = await openForWriting(path, flags, { private: false });
+    try {
+      await handle.writeFile(text);
+    } finally {
+      await handle.close();
     }
-    throw new UsageError(`--out: cannot write ${path} (${code ?? (error as Error).message})`);
+  } catch (error) {
+    if (error instanceof StateLockError) throw new UsageError(`${option}: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && flags === 'wx') throw exists(path);
+    throw new UsageError(`${option}: cannot write ${path} (${code ?? (error as Error).message})`);
   }
 }
 
@@ -80,13 +108,9 @@ async function schemaTarget(manifestPath: string, force: boolean): Promise<strin
       `--schema: the manifest cannot be named ${SCHEMA_NAME}; that is where the schema goes`,
     );
   }
-  let existing: string;
-  try {
-    existing = await readFile(target, 'utf8');
-  } catch {
-    return target;
-  }
-  if (force || isOurSchema(existing)) return target;
+  await refuseTarget('--schema', target, true);
+  const existing = await readRegularFile(target);
+  if (existing === undefined || force || isOurSchema(existing)) return target;
   throw new UsageError(
     `--schema: ${target} exists and is not a websites-sync schema; move it, or add --force to replace it`,
   );
@@ -100,12 +124,6 @@ function isOurSchema(text: string): boolean {
   }
 }
 
-async function writeSchema(path: string): Promise<void> {
-  await refusePlanted(path);
-  try {
-    await writeFile(path, manifestJsonSchemaText());
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`--schema: cannot write ${path} (${code ?? (error as Error).message})`);
-  }
+function writeSchema(path: string): Promise<void> {
+  return writeText('--schema', path, manifestJsonSchemaText(), 'w');
 }

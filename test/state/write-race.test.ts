@@ -1,0 +1,111 @@
+import type { PathLike } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { emptyState, openForWriting, openPrivateFile, saveState } from '../../src/state/index.js';
+
+// Another user can make a name in a directory anyone can write (/tmp) at any moment: between the
+// tool's check of a path (refusePlanted) and its open. A link made there then would lead the write
+// into a file of the operator's, which the check on the opened file cannot tell from the operator's
+// own. The window is made here on purpose: `open` of the watched path first runs `before`.
+
+const armed: { path?: string | RegExp; before?: (path: string) => Promise<void> } = {};
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (path: PathLike, ...rest: [string | number, number?]) => {
+    const watched = armed.path;
+    const hit = typeof watched === 'string' ? path === watched : watched?.test(String(path));
+    if (hit && armed.before) {
+      const before = armed.before;
+      armed.before = undefined; // once
+      await before(String(path));
+    }
+    return real.open(path, ...rest);
+  };
+  return { ...real, open };
+});
+
+const OTHER = 65534; // nobody: a link of another user's needs root (lchown)
+const asRoot = process.getuid?.() === 0;
+
+let shared: string;
+let victim: string;
+
+beforeEach(async () => {
+  const dir = await fs.mkdtemp(join(tmpdir(), 'ws-write-race-'));
+  shared = join(dir, 'shared');
+  await fs.mkdir(shared);
+  await fs.chmod(shared, 0o1777); // like /tmp
+  victim = join(dir, 'victim');
+  await fs.writeFile(victim, 'mine\n', { mode: 0o644 });
+  armed.path = undefined;
+  armed.before = undefined;
+});
+
+/** Just before `path` (or the first path it matches) is opened, another user links it to the victim. */
+function plantLinkAtOpen(path: string | RegExp): void {
+  armed.path = path;
+  armed.before = async (opened) => {
+    await fs.symlink(victim, opened);
+    await fs.lchown(opened, OTHER, OTHER);
+  };
+}
+
+async function victimUntouched(): Promise<void> {
+  expect(await fs.readFile(victim, 'utf8')).toBe('mine\n');
+  expect((await fs.stat(victim)).mode & 0o777).toBe(0o644);
+}
+
+describe.skipIf(!asRoot)('a link another user makes between the check and the open', () => {
+  it.each(['w', 'a'] as const)(
+    'is not followed by a private file (a saved plan, a backup: %s)',
+    async (flags) => {
+      const path = join(shared, 'plan.json');
+      plantLinkAtOpen(path);
+      await expect(openPrivateFile(path, flags)).rejects.toThrow(
+        `${path} belongs to another user (uid ${OTHER}) and lies in ${shared}, a directory anyone can write`,
+      );
+      await victimUntouched();
+    },
+  );
+
+  it("is not followed by the state's temporary file", async () => {
+    plantLinkAtOpen(/\.tmp$/);
+    await expect(
+      saveState(join(shared, 'state.json'), emptyState('https://stats.example.com')),
+    ).rejects.toThrow(`belongs to another user (uid ${OTHER})`);
+    await victimUntouched();
+  });
+
+  it('is not followed by an exported manifest replaced with --force', async () => {
+    const path = join(shared, 'account.yaml');
+    plantLinkAtOpen(path);
+    await expect(openForWriting(path, 'w', { private: false })).rejects.toThrow(
+      `${path} belongs to another user (uid ${OTHER})`,
+    );
+    await victimUntouched();
+  });
+});
+
+describe('a name that turns up between the check and the open', () => {
+  it("is the operator's own file, appended to, not replaced (two runs adding to one backup file)", async () => {
+    const path = join(shared, 'deleted.jsonl');
+    armed.path = path;
+    armed.before = (opened) => fs.writeFile(opened, 'first\n');
+    const handle = await openPrivateFile(path, 'a');
+    await handle.write('second\n');
+    await handle.close();
+    expect(await fs.readFile(path, 'utf8')).toBe('first\nsecond\n');
+    expect((await fs.stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it("fails an open for a new file ('wx': an export without --force) with EEXIST", async () => {
+    const path = join(shared, 'account.yaml');
+    armed.path = path;
+    armed.before = (opened) => fs.writeFile(opened, 'theirs\n');
+    await expect(openForWriting(path, 'wx', { private: false })).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(await fs.readFile(path, 'utf8')).toBe('theirs\n');
+  });
+});
