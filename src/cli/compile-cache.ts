@@ -7,8 +7,8 @@
 // directories nobody else can change, or runs without one: a fifth slower to start, the same in all else.
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, type PlatformPath, relative, sep } from 'node:path';
 
 /** What the checks read of a directory (fs.Stats). */
 export interface DirectoryStat {
@@ -27,9 +27,10 @@ export function enableOwnCompileCache(env: NodeJS.ProcessEnv = process.env): str
   if (env.NODE_COMPILE_CACHE || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
     const uid = process.getuid?.();
-    // Windows has no uid, and its temporary directory is the user's own (in their profile).
     const name = uid === undefined ? 'websites-sync-compile-cache' : `websites-sync-compile-cache-${uid}`;
     const dir = join(realpathSync(tmpdir()), name);
+    // Windows has no uid: see insideProfile.
+    if (uid === undefined && !insideProfile(dir, realpathSync(homedir()))) return undefined;
     if (uid !== undefined) {
       if (!safeFrom(dirname(dir), uid, false, lstatSync)) return undefined;
       try {
@@ -43,6 +44,22 @@ export function enableOwnCompileCache(env: NodeJS.ProcessEnv = process.env): str
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Windows, which has no uid to check: whether the cache directory lies in the user's profile (`home`),
+ * as a user's temporary directory does (`%LOCALAPPDATA%\Temp`), which nobody else can write. A service
+ * running as SYSTEM has `C:\Windows\Temp`, where every user can make a folder first: no cache there.
+ */
+export function insideProfile(
+  dir: string,
+  home: string,
+  paths: Pick<PlatformPath, 'isAbsolute' | 'relative' | 'sep'> = { isAbsolute, relative, sep },
+): boolean {
+  const inside = paths.relative(home, dir);
+  return (
+    inside !== '' && inside !== '..' && !inside.startsWith(`..${paths.sep}`) && !paths.isAbsolute(inside)
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
+import { win32 } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type DirectoryStat, safeFrom } from '../../src/cli/compile-cache.js';
+import { type DirectoryStat, insideProfile, safeFrom } from '../../src/cli/compile-cache.js';
 
 const ME = 1000;
 const OTHER = 1001;
@@ -67,5 +68,26 @@ describe('safeFrom: may the compile cache live here (nobody but its user or root
       '/tmp/cache': { uid: ME, mode: 0o700 },
     });
     expect(safeFrom('/tmp/cache', ME, true, stat)).toBe(false);
+  });
+});
+
+describe('insideProfile: Windows, which has no uid to check', () => {
+  const home = 'C:\\Users\\ops';
+  it("takes the user's own temporary directory, in their profile", () => {
+    expect(
+      insideProfile('C:\\Users\\ops\\AppData\\Local\\Temp\\websites-sync-compile-cache', home, win32),
+    ).toBe(true);
+  });
+
+  it.each([
+    [
+      "SYSTEM's C:\\Windows\\Temp, where every user can make a folder first",
+      'C:\\Windows\\Temp\\websites-sync-compile-cache',
+    ],
+    ["another user's profile beside this one", 'C:\\Users\\ops2\\AppData\\Local\\Temp\\x'],
+    ['another drive', 'D:\\Temp\\x'],
+    ['the profile itself', home],
+  ])('refuses %s', (_, dir) => {
+    expect(insideProfile(dir, home, win32)).toBe(false);
   });
 });
