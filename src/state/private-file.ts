@@ -44,14 +44,20 @@ export async function refuseNotRegular(path: string, describe: (problem: string)
 
 /**
  * Refuses a path another user may have laid for the tool: one with an entry (a file, a directory or a
- * symbolic link), as the path is written or as it really is, that is neither the running user's nor
- * root's in a directory anyone can write (/tmp, where anyone can make a name first, such as the
- * `/tmp/acct` an operator then makes with `mkdir -p`). What lies there decides what a run knows (a
- * state without its protections: deletes it must refuse) and where it writes (a link to a file of the
- * user's own). A missing path is fine: the tool makes it, its own. A directory a group can write (a
- * team's) is trusted; Windows has no such owners, and nothing is checked there.
+ * symbolic link), as the path is written, as it really is, or where its links lead (each followed in
+ * turn, as whereItLands does), that is neither the running user's nor root's in a directory anyone can
+ * write (/tmp, where anyone can make a name first, such as the `/tmp/acct` an operator then makes with
+ * `mkdir -p`). What lies there decides what a run knows (a state without its protections: deletes it
+ * must refuse) and where it writes (a link to a file of the user's own). A missing path is fine: the
+ * tool makes it, its own. A directory a group can write (a team's) is trusted; Windows has no such
+ * owners, and nothing is checked there.
  */
 export async function refusePlanted(path: string): Promise<void> {
+  await landing(path, true);
+}
+
+/** refusePlanted for the entries of `path` itself, as written and as it really is; a last link not followed. */
+async function refuseEntriesPlanted(path: string): Promise<void> {
   const uid = process.getuid?.();
   if (uid === undefined) return;
   const given = resolve(path);
@@ -125,21 +131,21 @@ export function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHan
   return openForWriting(path, flags, { private: true });
 }
 
-/** How often a name that was missing when checked may turn up before the open gives up. */
-const CREATE_ATTEMPTS = 3;
+/** How often the file may change between its check and its open before the write gives up. */
+const OPEN_ATTEMPTS = 3;
 
 /**
  * `path` opened for writing: 'a' appends, 'w' replaces, 'wx' makes a new file and fails with EEXIST
- * when there is one. Refused when another user may have planted it (refusePlanted), or when it is not
- * a regular file; a private file is 0600 whether it is new or not. Every file the tool writes at a path
- * the operator gave (the state, a backup, a saved plan, an exported manifest and its schema) is opened
- * here.
+ * when there is one. Every file the tool writes at a path the operator gave (the state, a backup, a
+ * saved plan, an exported manifest and its schema) is opened here. Private files are 0600 whether new
+ * or not.
  *
- * A name that was missing when checked is created, never followed (O_EXCL): a link another user makes
- * there between the check and the open would otherwise lead the write into a file of the operator's,
- * which the check on the opened file cannot tell from the operator's own. If a name turned up, the path
- * is checked again. A name that was there stays the operator's (a sticky directory such as /tmp lets
- * no one else replace it), so a link of theirs is followed.
+ * What is opened is the file the path really lands on, each link on the way checked as it is
+ * followed (whereItLands: refusePlanted), and it must be a regular file. Between that check and the
+ * open, another user may change a name in a directory anyone can write; the open itself never follows
+ * a link: a missing file is created (O_EXCL), an existing one opened only if it is still the file
+ * checked (O_NOFOLLOW, the same device and inode) and still not another user's. Otherwise the path is
+ * checked again, up to OPEN_ATTEMPTS times.
  */
 export async function openForWriting(
   path: string,
@@ -148,34 +154,35 @@ export async function openForWriting(
 ): Promise<FileHandle> {
   // Not blocking (a FIFO without a reader fails at once instead of waiting for one) and not truncating
   // until the handle is known to be a regular file.
-  const mode = constants.O_WRONLY | constants.O_CREAT | (constants.O_NONBLOCK ?? 0);
-  const writing = flags === 'a' ? mode | constants.O_APPEND : mode;
-  for (let attempt = 1; ; attempt++) {
-    await refusePlanted(path);
-    const there = await lstat(path).then(
-      () => true,
-      () => false,
-    );
-    const exclusive = flags === 'wx' || !there;
+  const writing = constants.O_WRONLY | (constants.O_NONBLOCK ?? 0) | (flags === 'a' ? constants.O_APPEND : 0);
+  for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+    const target = await whereItLands(path);
+    const checked = await lstat(target).catch(() => undefined);
+    const make = checked === undefined || flags === 'wx';
     let handle: FileHandle;
     try {
       handle = await open(
-        path,
-        exclusive ? writing | constants.O_EXCL : writing,
+        target,
+        make ? writing | constants.O_CREAT | constants.O_EXCL : writing | (constants.O_NOFOLLOW ?? 0),
         ownerOnly ? PRIVATE_MODE : 0o666,
       );
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' && flags !== 'wx' && attempt < CREATE_ATTEMPTS) continue;
+      // Made (EEXIST), replaced by a link (ELOOP) or removed (ENOENT) since it was checked.
+      if (make ? code === 'EEXIST' && flags !== 'wx' : code === 'ELOOP' || code === 'ENOENT') continue;
       // ENXIO: a FIFO that no one reads (opened without blocking).
       if (code === 'ENXIO') throw new StateLockError(`${path} ${notRegularMessage('a FIFO')}`);
       throw error;
     }
     try {
       const info = await handle.stat();
+      if (checked !== undefined && (info.dev !== checked.dev || info.ino !== checked.ino)) {
+        await handle.close();
+        continue;
+      }
       const what = notRegular(info);
       if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
-      await refuseOpenedPlanted(info, path);
+      await refuseOpenedPlanted(info, target);
       if (ownerOnly) await handle.chmod(PRIVATE_MODE);
       if (flags === 'w') await handle.truncate(0);
     } catch (error) {
@@ -184,6 +191,9 @@ export async function openForWriting(
     }
     return handle;
   }
+  throw new StateLockError(
+    `${path} was made, removed or replaced by another process each of the ${OPEN_ATTEMPTS} times it was opened; nothing was written to it. Keep the tool's files where no other process changes them`,
+  );
 }
 
 /**
@@ -205,7 +215,7 @@ export function landingOf(path: string): Promise<string> {
 async function landing(path: string, checked: boolean, hops = 0): Promise<string> {
   // Each link is followed here, one at a time, so each is checked here (refusePlanted), and relative to
   // the directory it really lies in (`..` in a link reached through a linked directory).
-  if (checked) await refusePlanted(path);
+  if (checked) await refuseEntriesPlanted(path);
   const link = await readlink(path).catch(() => undefined);
   if (link !== undefined && hops < 40) {
     const folder = await realpath(dirname(path)).catch(() => dirname(path));

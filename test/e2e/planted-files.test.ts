@@ -96,6 +96,35 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
     expect(await readFile(victim, 'utf8')).toBe('mine\n');
   });
 
+  it("the operator's own link to a name another user made first: refused for a saved plan, a backup or an export", async () => {
+    // The link is the operator's, in a directory of theirs; what it names lies in the shared one, where
+    // another user made it first: a link to the operator's victim file, or a file they can read.
+    const victim = join(mine, 'victim');
+    await writeFile(victim, 'mine\n');
+    await plant(join(shared, 'to-victim'), { target: victim });
+    await plant(join(shared, 'theirs'), { text: '' });
+    for (const [name, target] of [
+      ['plan.json', 'to-victim'],
+      ['account.yaml', 'to-victim'],
+      ['deleted.jsonl', 'theirs'],
+    ] as const) {
+      await symlink(join(shared, target), join(mine, name));
+    }
+    const runs = [
+      ['--once', '--dry-run', '--out', join(mine, 'plan.json')],
+      ['export', '--out', join(mine, 'account.yaml'), '--force'],
+      ['--once', '--prune', '--backup-file', join(mine, 'deleted.jsonl')],
+    ];
+    for (const args of runs) {
+      const run = await runCli(args, env);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(`belongs to another user (uid ${OTHER}) and lies in ${shared}`);
+    }
+    expect(await readFile(victim, 'utf8')).toBe('mine\n');
+    expect(await readFile(join(shared, 'theirs'), 'utf8')).toBe('');
+    expect(writes()).toEqual([]);
+  });
+
   it('a directory another user made there first, or a link to one of theirs, on the way to the state: refused', async () => {
     const theirs = join(shared, 'acct');
     await mkdir(theirs);

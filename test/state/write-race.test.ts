@@ -10,7 +10,7 @@ import { emptyState, openForWriting, openPrivateFile, saveState } from '../../sr
 // into a file of the operator's, which the check on the opened file cannot tell from the operator's
 // own. The window is made here on purpose: `open` of the watched path first runs `before`.
 
-const armed: { path?: string | RegExp; before?: (path: string) => Promise<void> } = {};
+const armed: { path?: string | RegExp; before?: (path: string) => Promise<void>; always?: boolean } = {};
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
@@ -19,7 +19,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     const hit = typeof watched === 'string' ? path === watched : watched?.test(String(path));
     if (hit && armed.before) {
       const before = armed.before;
-      armed.before = undefined; // once
+      if (!armed.always) armed.before = undefined; // once, unless always
       await before(String(path));
     }
     return real.open(path, ...rest);
@@ -42,6 +42,7 @@ beforeEach(async () => {
   await fs.writeFile(victim, 'mine\n', { mode: 0o644 });
   armed.path = undefined;
   armed.before = undefined;
+  armed.always = undefined;
 });
 
 /** Just before `path` (or the first path it matches) is opened, another user links it to the victim. */
@@ -71,6 +72,23 @@ describe.skipIf(!asRoot)('a link another user makes between the check and the op
     },
   );
 
+  it('is not followed where it replaced an existing file (a directory anyone can write, not sticky)', async () => {
+    // Without the sticky bit, anyone may rename over the operator's file: here, their link.
+    await fs.chmod(shared, 0o777);
+    const path = join(shared, 'deleted.jsonl');
+    await fs.writeFile(path, 'first\n');
+    armed.path = path;
+    armed.before = async (opened) => {
+      await fs.unlink(opened);
+      await fs.symlink(victim, opened);
+      await fs.lchown(opened, OTHER, OTHER);
+    };
+    await expect(openPrivateFile(path, 'a')).rejects.toThrow(
+      `${path} belongs to another user (uid ${OTHER})`,
+    );
+    await victimUntouched();
+  });
+
   it("is not followed by the state's temporary file", async () => {
     plantLinkAtOpen(/\.tmp$/);
     await expect(
@@ -99,6 +117,23 @@ describe('a name that turns up between the check and the open', () => {
     await handle.close();
     expect(await fs.readFile(path, 'utf8')).toBe('first\nsecond\n');
     expect((await fs.stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('is given up, nothing written, when the file is replaced at every open (another process at work)', async () => {
+    const path = join(shared, 'deleted.jsonl');
+    await fs.writeFile(path, 'first\n');
+    armed.path = path;
+    armed.always = true;
+    let replaced = 0;
+    armed.before = async (opened) => {
+      // Kept under another name, so that the new file cannot be given its inode number.
+      await fs.rename(opened, `${opened}.${++replaced}`);
+      await fs.writeFile(opened, 'replaced\n');
+    };
+    await expect(openPrivateFile(path, 'a')).rejects.toThrow(
+      `${path} was made, removed or replaced by another process each of the 3 times it was opened; nothing was written to it`,
+    );
+    expect(await fs.readFile(path, 'utf8')).toBe('replaced\n');
   });
 
   it("fails an open for a new file ('wx': an export without --force) with EEXIST", async () => {

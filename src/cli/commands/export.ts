@@ -57,14 +57,14 @@ function passwordNote(variables: readonly string[]): string | undefined {
 }
 
 /**
- * Where `option` writes, refused before the account is read: another user's file in a directory anyone
- * can write, something other than a regular file (a FIFO would hold the write for ever), or, unless
- * `replace`, any file at all. The write checks again (openForWriting): this is so that a refusal costs
- * no request.
+ * Where `option` writes, refused before the account is read, so that a refusal costs no request:
+ * another user's file or link in a directory anyone can write (on the path, or where its links lead),
+ * something other than a regular file (a FIFO would hold the write for ever), or, unless `replace`,
+ * any file at all. The write checks again (openForWriting).
  */
 async function refuseTarget(option: string, path: string, replace: boolean): Promise<void> {
   await refusePlanted(path);
-  refuseUnusablePath(path, option, 'write');
+  refuseUnusablePath(path, option, 'write'); // as the option parser does for --out: here for --schema
   if (!replace && (await lstat(path).catch(() => undefined)) !== undefined) throw exists(path);
 }
 
@@ -87,7 +87,7 @@ async function writeText(option: string, path: string, text: string, flags: 'w' 
       await handle.close();
     }
   } catch (error) {
-    if (error instanceof StateLockError) throw new UsageError(`${option}: ${error.message}`);
+    if (error instanceof StateLockError) throw error; // as refused everywhere: it names the file
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' && flags === 'wx') throw exists(path);
     throw new UsageError(`${option}: cannot write ${path} (${code ?? (error as Error).message})`);
