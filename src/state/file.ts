@@ -6,6 +6,7 @@ import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
 import {
+  openedAt,
   openPrivateFile,
   openWithoutBlocking,
   refuseNotRegular,
@@ -212,10 +213,16 @@ export async function writePrivateFileAtomically(
   }
 }
 
-/** The state file's text, refused when another user made it after the path was checked (refusePlanted). */
+/**
+ * The state file's text, refused when another user made it, or a directory on the way, after the path
+ * was checked (refusePlanted, openedAt).
+ */
 async function readStateText(path: string): Promise<string> {
   const handle = await openWithoutBlocking(path);
   try {
+    if (!(await openedAt(handle, path))) {
+      throw new StateLockError(`${path} was replaced while it was opened; nothing was read. Try again`);
+    }
     await refuseOpenedPlanted(await handle.stat(), path);
     return await handle.readFile('utf8');
   } finally {

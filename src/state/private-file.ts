@@ -1,6 +1,6 @@
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, readFile, readlink, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { type FileHandle, lstat, open, readFile, readlink, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path';
 import { StateLockError } from './lock-error.js';
 
 // Every file the tool writes the account's settings to (the state, the backups of deleted websites, a
@@ -56,24 +56,6 @@ export async function refusePlanted(path: string): Promise<void> {
   await landing(path, true);
 }
 
-/** refusePlanted for the entries of `path` itself, as written and as it really is; a last link not followed. */
-async function refuseEntriesPlanted(path: string): Promise<void> {
-  const uid = process.getuid?.();
-  if (uid === undefined) return;
-  const given = resolve(path);
-  const real = await realpath(dirname(given)).then(
-    (folder) => join(folder, basename(given)),
-    () => undefined,
-  );
-  for (const way of real === undefined || real === given ? [given] : [given, real]) {
-    for (let entry = way; dirname(entry) !== entry; entry = dirname(entry)) {
-      const found = await lstat(entry).catch(() => undefined);
-      if (found === undefined || !(await plantedIn(found.uid, entry, uid))) continue;
-      throw planted(entry === way ? path : `${entry}, on the way to ${path},`, found.uid, dirname(entry));
-    }
-  }
-}
-
 /**
  * refusePlanted again for the file as opened (`info`, its fstat): another user may have made the name
  * between that check and the open.
@@ -83,6 +65,16 @@ export async function refuseOpenedPlanted(info: Stats, path: string): Promise<vo
   if (uid !== undefined && (await plantedIn(info.uid, path, uid))) {
     throw planted(path, info.uid, dirname(path));
   }
+}
+
+/**
+ * Whether the open file is the one at `path`, as the kernel tells (Linux: /proc/self/fd): a directory
+ * on the way that another user replaced by a link after the walk (landing) would have led the open
+ * elsewhere. True where the kernel does not tell.
+ */
+export async function openedAt(handle: FileHandle, path: string): Promise<boolean> {
+  const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  return opened === undefined || opened === path;
 }
 
 /**
@@ -176,7 +168,8 @@ export async function openForWriting(
     }
     try {
       const info = await handle.stat();
-      if (checked !== undefined && (info.dev !== checked.dev || info.ino !== checked.ino)) {
+      const moved = checked !== undefined && (info.dev !== checked.dev || info.ino !== checked.ino);
+      if (moved || !(await openedAt(handle, target))) {
         await handle.close();
         continue;
       }
@@ -212,20 +205,64 @@ export function landingOf(path: string): Promise<string> {
   return landing(path, false);
 }
 
-async function landing(path: string, checked: boolean, hops = 0): Promise<string> {
-  // Each link is followed here, one at a time, so each is checked here (refusePlanted), and relative to
-  // the directory it really lies in (`..` in a link reached through a linked directory).
-  if (checked) await refuseEntriesPlanted(path);
-  const link = await readlink(path).catch(() => undefined);
-  if (link !== undefined && hops < 40) {
-    const folder = await realpath(dirname(path)).catch(() => dirname(path));
-    return landing(resolve(folder, link), checked, hops + 1);
+/** As the kernel follows links on a path (Linux's MAXSYMLINKS): more is a loop. */
+const MAX_LINKS = 40;
+
+/**
+ * Where `path` lands, resolved as the kernel would, one name at a time from the root, so that each
+ * entry on the way is seen, and, when `checked`, refused when another user may have planted it
+ * (plantedIn): a directory or a link as written, each link's target in turn, and the file. A link is
+ * read between two lstat calls that must agree (its device, inode and owner), so what it says is what
+ * was checked: a link's text cannot change, only the link be replaced. A missing entry ends the walk: the rest is what the tool makes.
+ * The result has no link in it, as the walk saw it; openForWriting holds the open to that.
+ */
+async function landing(path: string, checked: boolean): Promise<string> {
+  const uid = checked ? process.getuid?.() : undefined;
+  const given = resolve(path);
+  let { root } = parse(given);
+  let ahead = namesOf(given.slice(root.length));
+  let here = root;
+  let links = 0;
+  const named = (entry: string) => (entry === given ? path : `${entry}, on the way to ${path},`);
+  for (let name = ahead.shift(); name !== undefined; name = ahead.shift()) {
+    if (name === '.') continue;
+    if (name === '..') {
+      here = dirname(here); // `here` has no link in it: `..` is its parent
+      continue;
+    }
+    const entry = join(here, name);
+    const found = await lstat(entry).catch(() => undefined);
+    if (found === undefined) return join(entry, ...ahead);
+    if (uid !== undefined && (await plantedIn(found.uid, entry, uid))) {
+      throw planted(named(entry), found.uid, here);
+    }
+    if (!found.isSymbolicLink()) {
+      here = entry;
+      continue;
+    }
+    if (++links > MAX_LINKS) {
+      throw new StateLockError(`${path}: more than ${MAX_LINKS} symbolic links on the way (a loop?)`);
+    }
+    const text = await readlink(entry);
+    const again = await lstat(entry).catch(() => undefined);
+    // The same link, or another of the same owner's: another user's replacement, even one given the
+    // freed inode number, is theirs.
+    if (again?.ino !== found.ino || again.dev !== found.dev || again.uid !== found.uid) {
+      throw new StateLockError(`${named(entry)} was replaced while it was read; try again`);
+    }
+    // Relative to the directory the link lies in, as it really is (`here`).
+    if (isAbsolute(text)) {
+      root = parse(text).root;
+      here = root;
+      ahead = [...namesOf(text.slice(root.length)), ...ahead];
+    } else {
+      ahead = [...namesOf(text), ...ahead];
+    }
   }
-  try {
-    return await realpath(path);
-  } catch {
-    // Absent, or a link to an absent file.
-  }
-  const parent = await realpath(dirname(path)).catch(() => resolve(dirname(path)));
-  return join(parent, basename(path));
+  return here;
+}
+
+/** The names in `path`, in order (on Windows, either slash separates them). */
+function namesOf(path: string): string[] {
+  return path.split(sep === '\\' ? /[\\/]/ : '/').filter((name) => name !== '');
 }

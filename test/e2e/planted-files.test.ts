@@ -125,6 +125,22 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
     expect(writes()).toEqual([]);
   });
 
+  it("the operator's own link to a directory whose name another user took first: refused, nothing written there", async () => {
+    // mine/vol -> shared/vol, made by the operator before shared/vol existed; another user then made
+    // shared/vol, a link to a directory of theirs (where they could read the plan) or of the operator's.
+    const theirs = join(dir, 'theirs');
+    await mkdir(theirs);
+    await symlink(join(shared, 'vol'), join(mine, 'vol'));
+    await plant(join(shared, 'vol'), { target: theirs });
+    const plan = join(mine, 'vol', 'plan.json');
+    const run = await runCli(['--once', '--dry-run', '--out', plan], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${join(shared, 'vol')}, on the way to ${plan}, belongs to another user (uid ${OTHER}) and lies in ${shared}`,
+    );
+    await expect(stat(join(theirs, 'plan.json'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('a directory another user made there first, or a link to one of theirs, on the way to the state: refused', async () => {
     const theirs = join(shared, 'acct');
     await mkdir(theirs);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, stat } from 'node:fs/promises';
+import { mkdtemp, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +42,16 @@ describe('a path the tool writes that is not a regular file', () => {
     const path = await fifo();
     await expect(openPrivateFile(path, flags)).rejects.toThrow(`${path} is a FIFO, not a regular file`);
     await stillFifo(path);
+  });
+});
+
+describe('a path the tool writes whose links go round in a loop', () => {
+  it('is refused as a loop, not as a file that keeps changing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ws-loop-'));
+    await symlink(join(dir, 'b'), join(dir, 'a'));
+    await symlink(join(dir, 'a'), join(dir, 'b'));
+    await expect(openPrivateFile(join(dir, 'a'), 'a')).rejects.toThrow(
+      `${join(dir, 'a')}: more than 40 symbolic links on the way (a loop?)`,
+    );
   });
 });

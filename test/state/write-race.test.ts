@@ -8,23 +8,36 @@ import { emptyState, openForWriting, openPrivateFile, saveState } from '../../sr
 // Another user can make a name in a directory anyone can write (/tmp) at any moment: between the
 // tool's check of a path (refusePlanted) and its open. A link made there then would lead the write
 // into a file of the operator's, which the check on the opened file cannot tell from the operator's
-// own. The window is made here on purpose: `open` of the watched path first runs `before`.
+// own. The window is made here on purpose: `open` (or `readlink`, with `on`) of the watched path
+// first runs `before`.
 
-const armed: { path?: string | RegExp; before?: (path: string) => Promise<void>; always?: boolean } = {};
+const armed: {
+  on?: 'open' | 'readlink';
+  path?: string | RegExp;
+  before?: (path: string) => Promise<void>;
+  always?: boolean;
+} = {};
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
-  const open = async (path: PathLike, ...rest: [string | number, number?]) => {
+  const watch = async (call: 'open' | 'readlink', path: PathLike) => {
     const watched = armed.path;
     const hit = typeof watched === 'string' ? path === watched : watched?.test(String(path));
-    if (hit && armed.before) {
+    if ((armed.on ?? 'open') === call && hit && armed.before) {
       const before = armed.before;
       if (!armed.always) armed.before = undefined; // once, unless always
       await before(String(path));
     }
+  };
+  const open = async (path: PathLike, ...rest: [string | number, number?]) => {
+    await watch('open', path);
     return real.open(path, ...rest);
   };
-  return { ...real, open };
+  const readlink = async (path: PathLike) => {
+    await watch('readlink', path);
+    return real.readlink(path);
+  };
+  return { ...real, open, readlink };
 });
 
 const OTHER = 65534; // nobody: a link of another user's needs root (lchown)
@@ -40,15 +53,24 @@ beforeEach(async () => {
   await fs.chmod(shared, 0o1777); // like /tmp
   victim = join(dir, 'victim');
   await fs.writeFile(victim, 'mine\n', { mode: 0o644 });
+  armed.on = undefined;
   armed.path = undefined;
   armed.before = undefined;
   armed.always = undefined;
 });
 
-/** Just before `path` (or the first path it matches) is opened, another user links it to the victim. */
-function plantLinkAtOpen(path: string | RegExp): void {
+/**
+ * Just before `path` (or the first path it matches) is opened (or read as a link, `on`), another user
+ * links it to the victim: where nothing was, or in place of what was (`replace`).
+ */
+function plantLinkAtOpen(
+  path: string | RegExp,
+  { on, replace }: { on?: 'open' | 'readlink'; replace?: boolean } = {},
+): void {
+  armed.on = on;
   armed.path = path;
   armed.before = async (opened) => {
+    if (replace) await fs.unlink(opened);
     await fs.symlink(victim, opened);
     await fs.lchown(opened, OTHER, OTHER);
   };
@@ -77,16 +99,42 @@ describe.skipIf(!asRoot)('a link another user makes between the check and the op
     await fs.chmod(shared, 0o777);
     const path = join(shared, 'deleted.jsonl');
     await fs.writeFile(path, 'first\n');
-    armed.path = path;
-    armed.before = async (opened) => {
-      await fs.unlink(opened);
-      await fs.symlink(victim, opened);
-      await fs.lchown(opened, OTHER, OTHER);
-    };
+    plantLinkAtOpen(path, { replace: true });
     await expect(openPrivateFile(path, 'a')).rejects.toThrow(
       `${path} belongs to another user (uid ${OTHER})`,
     );
     await victimUntouched();
+  });
+
+  it("is not followed where it replaced the operator's own link while that was read", async () => {
+    const path = join(shared, 'plan.json');
+    await fs.symlink(join(shared, 'mine.json'), path);
+    plantLinkAtOpen(path, { on: 'readlink', replace: true });
+    await expect(openPrivateFile(path, 'w')).rejects.toThrow(
+      `${path} was replaced while it was read; try again`,
+    );
+    await victimUntouched();
+  });
+
+  it('writes nothing where a directory on the way was replaced by a link after the check', async () => {
+    // Without the sticky bit, anyone may rename the operator's directory away and put a link there.
+    await fs.chmod(shared, 0o777);
+    const theirs = join(shared, '..', 'theirs');
+    await fs.mkdir(theirs);
+    const folder = join(shared, 'acct');
+    await fs.mkdir(folder);
+    const path = join(folder, 'plan.json');
+    armed.path = path;
+    armed.before = async () => {
+      await fs.rename(folder, join(shared, 'acct-away'));
+      await fs.symlink(theirs, folder);
+      await fs.lchown(folder, OTHER, OTHER);
+    };
+    await expect(openPrivateFile(path, 'w')).rejects.toThrow(
+      `${folder}, on the way to ${path}, belongs to another user (uid ${OTHER})`,
+    );
+    // The open made the file where the link led before the tool saw it; it holds nothing of the plan.
+    expect(await fs.readFile(join(theirs, 'plan.json'), 'utf8')).toBe('');
   });
 
   it("is not followed by the state's temporary file", async () => {

@@ -15,7 +15,7 @@ import {
   readSavedPlan,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
-import type { StateStore } from '../../state/index.js';
+import { StateLockError, type StateStore } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -233,6 +233,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
   });
   await writeSavedPlan(path, file, { redact: (json) => io.redactor.showJson(json), secret }).catch(
     (error: NodeJS.ErrnoException) => {
+      if (error instanceof StateLockError) throw error; // it names the file, as everywhere
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },
   );
