@@ -2,10 +2,9 @@
 // each delete, the website as last read is appended to a JSON-lines file: one line per delete, written
 // in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
 // written, the delete is not sent.
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
-import { openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
+import { openForReading, openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -84,7 +83,12 @@ export interface ReadBackups {
 export async function readBackups(path: string): Promise<ReadBackups> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const handle = await openForReading(path);
+    try {
+      text = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       return { entries: [], unreadable: [], missing: true };

@@ -1,6 +1,6 @@
-import { chmod, constants, copyFile, link, readdir, stat, unlink } from 'node:fs/promises';
+import { chmod, constants, copyFile, link, lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { readRegularFile, whereItLands } from './private-file.js';
+import { plantedHere, readRegularFile, whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
 
 // A state file the tool cannot use (corrupt, another base URL, another version, entries it cannot
@@ -117,8 +117,10 @@ export async function keptCopies(given: string): Promise<Array<{ path: string; h
   const copies = await Promise.all(
     kept.map(async (name) => {
       const file = join(dirname(path), name);
-      const info = await stat(file).catch(() => undefined);
-      if (info !== undefined && !info.isFile()) return undefined;
+      // Only what the tool could have made: a link of that name is not, nor another user's file in a
+      // directory anyone can write (it could lead the run to read a file of the operator's, or block).
+      const info = await lstat(file).catch(() => undefined);
+      if (info !== undefined && (!info.isFile() || (await plantedHere(info, file)))) return undefined;
       // Opened without blocking and checked again: a FIFO put there meanwhile is not read either.
       const text = await readRegularFile(file);
       return text === undefined ? { path: file } : { path: file, held: inspectHeld(text) };

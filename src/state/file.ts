@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
 import {
-  openedAt,
+  openForReading,
   openPrivateFile,
-  openWithoutBlocking,
+  readRegularFile,
   refuseNotRegular,
-  refuseOpenedPlanted,
   whereItLands,
 } from './private-file.js';
 import {
@@ -103,7 +102,7 @@ export function canonicalBaseUrl(url: string): string {
  * there is none it can read.
  */
 export async function readStoredState(path: string): Promise<ParsedState | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const text = await readRegularFile(path);
   return text === undefined ? undefined : parseState(text);
 }
 
@@ -213,17 +212,10 @@ export async function writePrivateFileAtomically(
   }
 }
 
-/**
- * The state file's text, refused when another user made it, or a directory on the way, after the path
- * was checked (refusePlanted, openedAt).
- */
+/** The state file's text, read where the path lands and held to it (openForReading). */
 async function readStateText(path: string): Promise<string> {
-  const handle = await openWithoutBlocking(path);
+  const handle = await openForReading(path);
   try {
-    if (!(await openedAt(handle, path))) {
-      throw new StateLockError(`${path} was replaced while it was opened; nothing was read. Try again`);
-    }
-    await refuseOpenedPlanted(await handle.stat(), path);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -57,24 +57,20 @@ export async function refusePlanted(path: string): Promise<void> {
 }
 
 /**
- * refusePlanted again for the file as opened (`info`, its fstat): another user may have made the name
- * between that check and the open.
+ * Whether the file open at `info` (its fstat) is the one `path` leads to now, the path walked and
+ * checked again (landing): between the walk that found it and the open, another user may have put a
+ * link or a directory of theirs in a directory anyone can write on the way, or replaced the file. The
+ * check, the open and the check again agree, or nothing is used.
  */
-export async function refuseOpenedPlanted(info: Stats, path: string): Promise<void> {
-  const uid = process.getuid?.();
-  if (uid !== undefined && (await plantedIn(info.uid, path, uid))) {
-    throw planted(path, info.uid, dirname(path));
-  }
+async function heldAt(info: Stats, path: string): Promise<boolean> {
+  const now = await lstat(await landing(path, true)).catch(() => undefined);
+  return now !== undefined && now.dev === info.dev && now.ino === info.ino;
 }
 
-/**
- * Whether the open file is the one at `path`, as the kernel tells (Linux: /proc/self/fd): a directory
- * on the way that another user replaced by a link after the walk (landing) would have led the open
- * elsewhere. True where the kernel does not tell.
- */
-export async function openedAt(handle: FileHandle, path: string): Promise<boolean> {
-  const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-  return opened === undefined || opened === path;
+/** Whether the entry at `entry` (its lstat) is another user's in a directory anyone can write. */
+export async function plantedHere(info: Stats, entry: string): Promise<boolean> {
+  const uid = process.getuid?.();
+  return uid !== undefined && (await plantedIn(info.uid, entry, uid));
 }
 
 /**
@@ -93,21 +89,44 @@ function planted(what: string, owner: number, folder: string): StateLockError {
   );
 }
 
+/** How often a file may change between its check and its open before the tool gives up on it. */
+const OPEN_ATTEMPTS = 3;
+
 /**
- * `path` opened for reading without blocking: a FIFO put there opens at once (and reads as nothing)
- * instead of waiting for a writer for ever. Opening, not only stat-ing, also makes an NFS client fetch
- * the file's current attributes and contents.
+ * `path` opened for reading, where it lands (landing: each name on the way checked), the open held to
+ * it (heldAt), as openForWriting does. Without blocking: a FIFO put there opens at once (and reads as
+ * nothing) instead of waiting for a writer for ever; the caller looks at what it opened. Opening, not
+ * only stat-ing, also makes an NFS client fetch the file's current attributes and contents. A missing
+ * file fails with ENOENT.
  */
-export function openWithoutBlocking(path: string): Promise<FileHandle> {
-  return open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+export async function openForReading(path: string): Promise<FileHandle> {
+  const reading = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+  for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+    const target = await landing(path, true);
+    let handle: FileHandle;
+    try {
+      handle = await open(target, reading);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') continue; // a link since the walk
+      throw error;
+    }
+    try {
+      if (await heldAt(await handle.stat(), path)) return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    await handle.close();
+  }
+  throw keptChanging(path, 'read from');
 }
 
 /**
- * What a regular file at `path` holds, or undefined when it is missing, unreadable or not a regular file
- * (a FIFO is opened without blocking and never read: a read would wait for a writer for ever).
+ * What a regular file at `path` holds, or undefined when it is missing, unreadable, not a regular file
+ * (a FIFO is never read: a read would wait for a writer for ever) or refused (openForReading).
  */
 export async function readRegularFile(path: string): Promise<string | undefined> {
-  const handle = await openWithoutBlocking(path).catch(() => undefined);
+  const handle = await openForReading(path).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
     return notRegular(await handle.stat()) === undefined ? await readFile(handle, 'utf8') : undefined;
@@ -122,9 +141,6 @@ export async function readRegularFile(path: string): Promise<string | undefined>
 export function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHandle> {
   return openForWriting(path, flags, { private: true });
 }
-
-/** How often the file may change between its check and its open before the write gives up. */
-const OPEN_ATTEMPTS = 3;
 
 /**
  * `path` opened for writing: 'a' appends, 'w' replaces, 'wx' makes a new file and fails with EEXIST
@@ -168,14 +184,12 @@ export async function openForWriting(
     }
     try {
       const info = await handle.stat();
-      const moved = checked !== undefined && (info.dev !== checked.dev || info.ino !== checked.ino);
-      if (moved || !(await openedAt(handle, target))) {
+      if (!(await heldAt(info, path))) {
         await handle.close();
         continue;
       }
       const what = notRegular(info);
       if (what !== undefined) throw new StateLockError(`${path} ${notRegularMessage(what)}`);
-      await refuseOpenedPlanted(info, target);
       if (ownerOnly) await handle.chmod(PRIVATE_MODE);
       if (flags === 'w') await handle.truncate(0);
     } catch (error) {
@@ -184,8 +198,12 @@ export async function openForWriting(
     }
     return handle;
   }
-  throw new StateLockError(
-    `${path} was made, removed or replaced by another process each of the ${OPEN_ATTEMPTS} times it was opened; nothing was written to it. Keep the tool's files where no other process changes them`,
+  throw keptChanging(path, 'written to');
+}
+
+function keptChanging(path: string, use: 'read from' | 'written to'): StateLockError {
+  return new StateLockError(
+    `${path} was made, removed or replaced by another process each of the ${OPEN_ATTEMPTS} times it was opened; nothing was ${use} it. Keep the tool's files where no other process changes them`,
   );
 }
 
@@ -218,12 +236,13 @@ const MAX_LINKS = 40;
  */
 async function landing(path: string, checked: boolean): Promise<string> {
   const uid = checked ? process.getuid?.() : undefined;
-  const given = resolve(path);
+  // Not resolve(path): `link/..` is the parent of where the link leads, as for the kernel, not `.`.
+  const given = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
   let { root } = parse(given);
   let ahead = namesOf(given.slice(root.length));
   let here = root;
   let links = 0;
-  const named = (entry: string) => (entry === given ? path : `${entry}, on the way to ${path},`);
+  const named = (entry: string) => (entry === resolve(path) ? path : `${entry}, on the way to ${path},`);
   for (let name = ahead.shift(); name !== undefined; name = ahead.shift()) {
     if (name === '.') continue;
     if (name === '..') {

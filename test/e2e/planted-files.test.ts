@@ -156,6 +156,24 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
     expect(writes()).toEqual([]);
   });
 
+  it('a kept-aside state another user named beside the state: neither read nor shown, nor in the way of deletes', async () => {
+    // The operator's private state of a.example.com, protected; another user names it (a link) as a
+    // copy kept aside beside a state in the shared directory, and copies it there as a file of theirs.
+    const protecting = join(dir, 'protecting.yaml');
+    await writeFile(protecting, 'version: 1\nwebsites:\n  - domain: a.example.com\n    protect: true\n');
+    const secret = join(mine, 'state.json');
+    const first = await runCli(['--once', '-f', protecting], { ...env, WEBSITES_SYNC_STATE_FILE: secret });
+    expect(first.code, first.stderr).toBe(0);
+    const state = join(shared, 'state.json');
+    await plant(`${state}.discarded-2020-01-01T00-00-00Z`, { target: secret });
+    await plant(`${state}.discarded-2020-01-02T00-00-00Z`, { text: await readFile(secret, 'utf8') });
+    const run = await runCli(['--once', '--prune', '--dry-run'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^- a\.example\.com \(id \d+\)/m);
+    expect(`${run.stdout}${run.stderr}`).not.toContain('protected in a state file');
+    expect(run.stderr).not.toContain('discarded-2020');
+  });
+
   it("the operator's own files in that directory are used as always", async () => {
     const state = join(shared, 'state.json');
     const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
@@ -182,6 +200,21 @@ describe('files of the tool that anyone could have changed', () => {
       simulator.url,
     );
     await expect(stat(join(dir, 'real-state.json'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a state file named through a link and `..` is where the kernel finds it, not where the text says', async () => {
+    // Capistrano's layout: app/current -> releases/42, and current/../shared is releases/shared.
+    await mkdir(join(dir, 'releases', '42'), { recursive: true });
+    await mkdir(join(dir, 'releases', 'shared'));
+    await mkdir(join(dir, 'app', 'shared'), { recursive: true });
+    await symlink(join(dir, 'releases', '42'), join(dir, 'app', 'current'));
+    const state = `${join(dir, 'app', 'current')}/../shared/state.json`;
+    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'releases', 'shared', 'state.json'), 'utf8')).base_url).toBe(
+      simulator.url,
+    );
+    await expect(stat(join(dir, 'app', 'shared', 'state.json'))).rejects.toThrow(/ENOENT/);
   });
 
   it('a FIFO named like a state file kept aside does not hold the run (it is not one: the tool makes files)', async () => {

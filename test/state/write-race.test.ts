@@ -3,18 +3,20 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { emptyState, openForWriting, openPrivateFile, saveState } from '../../src/state/index.js';
+import { emptyState, loadState, openForWriting, openPrivateFile, saveState } from '../../src/state/index.js';
 
 // Another user can make a name in a directory anyone can write (/tmp) at any moment: between the
 // tool's check of a path (refusePlanted) and its open. A link made there then would lead the write
 // into a file of the operator's, which the check on the opened file cannot tell from the operator's
 // own. The window is made here on purpose: `open` (or `readlink`, with `on`) of the watched path
-// first runs `before`.
+// first runs `before` (or, with `after`, right after the open).
 
 const armed: {
   on?: 'open' | 'readlink';
   path?: string | RegExp;
   before?: (path: string) => Promise<void>;
+  /** Run once `open` has opened the watched path instead of before: a change between open and check. */
+  after?: boolean;
   always?: boolean;
 } = {};
 
@@ -30,8 +32,10 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     }
   };
   const open = async (path: PathLike, ...rest: [string | number, number?]) => {
-    await watch('open', path);
-    return real.open(path, ...rest);
+    if (!armed.after) await watch('open', path);
+    const handle = await real.open(path, ...rest);
+    if (armed.after) await watch('open', path);
+    return handle;
   };
   const readlink = async (path: PathLike) => {
     await watch('readlink', path);
@@ -56,6 +60,7 @@ beforeEach(async () => {
   armed.on = undefined;
   armed.path = undefined;
   armed.before = undefined;
+  armed.after = undefined;
   armed.always = undefined;
 });
 
@@ -137,6 +142,29 @@ describe.skipIf(!asRoot)('a link another user makes between the check and the op
     expect(await fs.readFile(join(theirs, 'plan.json'), 'utf8')).toBe('');
   });
 
+  it('writes nothing into a directory another user made on the way after the check', async () => {
+    const folder = join(shared, 'new');
+    const path = join(folder, 'plan.json');
+    armed.path = path;
+    armed.before = async () => {
+      await fs.mkdir(folder, { mode: 0o755 });
+      await fs.chown(folder, OTHER, OTHER);
+    };
+    await expect(openPrivateFile(path, 'w')).rejects.toThrow(
+      `${folder}, on the way to ${path}, belongs to another user (uid ${OTHER})`,
+    );
+    expect(await fs.readFile(path, 'utf8')).toBe('');
+  });
+
+  it('is not followed by a read of the state: refused, the file it points at not read', async () => {
+    const path = join(shared, 'state.json');
+    await fs.writeFile(path, JSON.stringify(emptyState('https://stats.example.com')));
+    plantLinkAtOpen(path, { replace: true });
+    await expect(loadState(path, 'https://stats.example.com', 'secret')).rejects.toThrow(
+      `${path} belongs to another user (uid ${OTHER})`,
+    );
+  });
+
   it("is not followed by the state's temporary file", async () => {
     plantLinkAtOpen(/\.tmp$/);
     await expect(
@@ -167,11 +195,12 @@ describe('a name that turns up between the check and the open', () => {
     expect((await fs.stat(path)).mode & 0o777).toBe(0o600);
   });
 
-  it('is given up, nothing written, when the file is replaced at every open (another process at work)', async () => {
+  it('is given up, nothing written, when the file is replaced after every open (another process at work)', async () => {
     const path = join(shared, 'deleted.jsonl');
     await fs.writeFile(path, 'first\n');
     armed.path = path;
     armed.always = true;
+    armed.after = true;
     let replaced = 0;
     armed.before = async (opened) => {
       // Kept under another name, so that the new file cannot be given its inode number.
@@ -182,6 +211,7 @@ describe('a name that turns up between the check and the open', () => {
       `${path} was made, removed or replaced by another process each of the 3 times it was opened; nothing was written to it`,
     );
     expect(await fs.readFile(path, 'utf8')).toBe('replaced\n');
+    expect(await fs.readFile(`${path}.1`, 'utf8')).toBe('first\n');
   });
 
   it("fails an open for a new file ('wx': an export without --force) with EEXIST", async () => {
