@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { canonicalBaseUrl } from '../state/index.js';
+import { dirname, resolve } from 'node:path';
+import { beside, canonicalBaseUrl } from '../state/index.js';
 import { UsageError } from './errors.js';
 import { refuseUnusablePath } from './option-values.js';
 import { OPTION_TABLE } from './options.js';
@@ -14,8 +14,7 @@ const STATE_FILE_NAME = '.websites-sync-state.json';
 
 /** `acct/.websites-sync-state.json` for `acct/websites.yaml`; `./.websites-sync-state.json` for `websites.yaml`. */
 export function defaultStatePath(manifest: string): string {
-  const folder = dirname(manifest);
-  return folder === '.' ? `./${STATE_FILE_NAME}` : join(folder, STATE_FILE_NAME);
+  return dirname(manifest) === '.' ? `./${STATE_FILE_NAME}` : beside(manifest, STATE_FILE_NAME);
 }
 
 /**

@@ -1,5 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { openPrivateFile } from '../state/index.js';
+import type { FileHandle } from 'node:fs/promises';
+import {
+  notRegular,
+  notRegularMessage,
+  openForReading,
+  openPrivateFile,
+  StateLockError,
+} from '../state/index.js';
 import { parseSavedPlan, type SavedPlanFile } from './format.js';
 import { signedText } from './signature.js';
 
@@ -11,11 +17,24 @@ export interface ReadSavedPlan {
 
 /** The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan). */
 export async function readSavedPlan(path: string): Promise<ReadSavedPlan | { error: string }> {
+  // Read as the state is (openForReading): another user's name in a directory anyone can write is
+  // refused, and a FIFO is not read (it would wait for ever).
   let text: string;
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await openForReading(path);
+  } catch (error) {
+    if (error instanceof StateLockError) throw error;
+    return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  try {
+    const what = notRegular(await handle.stat());
+    if (what !== undefined) return { error: notRegularMessage(what) };
+    text = await handle.readFile('utf8');
   } catch (error) {
     return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  } finally {
+    await handle.close();
   }
   const parsed = parseSavedPlan(text);
   return 'error' in parsed ? parsed : { file: parsed.file, text };

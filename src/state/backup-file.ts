@@ -2,9 +2,8 @@
 // each delete, the website as last read is appended to a JSON-lines file: one line per delete, written
 // in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
 // written, the delete is not sent.
-import { dirname, join } from 'node:path';
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
-import { openForReading, openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
+import { beside, openForReading, openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -25,7 +24,7 @@ export interface BackupEntry {
 
 /** `.websites-sync-deleted.jsonl` beside the state file, unless one was named. */
 export function backupPathFor(statePath: string, backupFile: string | undefined): string {
-  return backupFile ?? join(dirname(statePath), DEFAULT_BACKUP_NAME);
+  return backupFile ?? beside(statePath, DEFAULT_BACKUP_NAME);
 }
 
 /**

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { rename, unlink } from 'node:fs/promises';
+import { type FileHandle, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
 import {
+  notRegular,
   openForReading,
   openPrivateFile,
-  readRegularFile,
   refuseNotRegular,
   whereItLands,
 } from './private-file.js';
@@ -102,8 +102,23 @@ export function canonicalBaseUrl(url: string): string {
  * there is none it can read.
  */
 export async function readStoredState(path: string): Promise<ParsedState | undefined> {
-  const text = await readRegularFile(path);
-  return text === undefined ? undefined : parseState(text);
+  // A refusal (another user's file, StateLockError) is said as such, not as a state it cannot read.
+  let handle: FileHandle;
+  try {
+    handle = await openForReading(path);
+  } catch (error) {
+    if (error instanceof StateLockError) throw error;
+    return undefined;
+  }
+  try {
+    return notRegular(await handle.stat()) === undefined
+      ? parseState(await handle.readFile('utf8'))
+      : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface ParsedState {

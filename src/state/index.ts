@@ -45,11 +45,14 @@ export {
   stateSecrets,
 } from './open.js';
 export {
+  beside,
   landingOf,
   notRegular,
   notRegularMessage,
+  openForReading,
   openForWriting,
   openPrivateFile,
+  PathChanged,
   readRegularFile,
   refuseNotRegular,
   refusePlanted,

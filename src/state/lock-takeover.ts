@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { type FileHandle, open, stat, unlink } from 'node:fs/promises';
 import { isHeldHere } from './lock-file.js';
 import { describeHolder, holderFrom, type LockHolder, sameProcessSpace } from './lock-holder.js';
-import { openForReading } from './private-file.js';
+import { openForReading, PathChanged } from './private-file.js';
 
 // Whether another run's lock is still held, and taking it over when it is not. A lock is abandoned
 // when its heartbeat is older than the stale time, wherever its holder runs (another container, another
@@ -27,7 +27,8 @@ export async function readLock(lockPath: string, now = Date.now()): Promise<Foun
     // A FIFO put there meanwhile must not hang the run; NFS must show the file as it is now.
     handle = await openForReading(lockPath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // Released meanwhile, or taken and released again while it was opened: the caller looks again.
+    if (error instanceof PathChanged || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {

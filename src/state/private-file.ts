@@ -63,8 +63,19 @@ export async function refusePlanted(path: string): Promise<void> {
  * check, the open and the check again agree, or nothing is used.
  */
 async function heldAt(info: Stats, path: string): Promise<boolean> {
-  const now = await lstat(await landing(path, true)).catch(() => undefined);
+  const landed = await landsNow(path);
+  const now = landed === undefined ? undefined : await lstat(landed).catch(() => undefined);
   return now !== undefined && now.dev === info.dev && now.ino === info.ino;
+}
+
+/** Where `path` lands (landing, checked), or undefined when a name changed during the walk. */
+async function landsNow(path: string): Promise<string | undefined> {
+  try {
+    return await landing(path, true);
+  } catch (error) {
+    if (error instanceof PathChanged) return undefined;
+    throw error;
+  }
 }
 
 /** Whether the entry at `entry` (its lstat) is another user's in a directory anyone can write. */
@@ -102,7 +113,8 @@ const OPEN_ATTEMPTS = 3;
 export async function openForReading(path: string): Promise<FileHandle> {
   const reading = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
   for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
-    const target = await landing(path, true);
+    const target = await landsNow(path);
+    if (target === undefined) continue;
     let handle: FileHandle;
     try {
       handle = await open(target, reading);
@@ -164,7 +176,8 @@ export async function openForWriting(
   // until the handle is known to be a regular file.
   const writing = constants.O_WRONLY | (constants.O_NONBLOCK ?? 0) | (flags === 'a' ? constants.O_APPEND : 0);
   for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
-    const target = await whereItLands(path);
+    const target = await landsNow(path);
+    if (target === undefined) continue;
     const checked = await lstat(target).catch(() => undefined);
     const make = checked === undefined || flags === 'wx';
     let handle: FileHandle;
@@ -201,8 +214,8 @@ export async function openForWriting(
   throw keptChanging(path, 'written to');
 }
 
-function keptChanging(path: string, use: 'read from' | 'written to'): StateLockError {
-  return new StateLockError(
+function keptChanging(path: string, use: 'read from' | 'written to'): PathChanged {
+  return new PathChanged(
     `${path} was made, removed or replaced by another process each of the ${OPEN_ATTEMPTS} times it was opened; nothing was ${use} it. Keep the tool's files where no other process changes them`,
   );
 }
@@ -223,6 +236,23 @@ export function landingOf(path: string): Promise<string> {
   return landing(path, false);
 }
 
+/**
+ * A name on a path changed while the tool was looking at it (a link replaced while read, a file not
+ * the one the path leads to after the open): looking again may find it settled.
+ */
+export class PathChanged extends StateLockError {}
+
+/**
+ * `name` in the directory `path` lies in, as the path says it, not shortened as text: `dirname` of
+ * `current/../shared/state.json` is `current/../shared`, which the walk (landing) reads as the kernel
+ * does, where `join` would make it `shared`.
+ */
+export function beside(path: string, name: string): string {
+  const folder = dirname(path);
+  if (folder === '.') return name;
+  return folder.endsWith(sep) ? `${folder}${name}` : `${folder}${sep}${name}`;
+}
+
 /** As the kernel follows links on a path (Linux's MAXSYMLINKS): more is a loop. */
 const MAX_LINKS = 40;
 
@@ -237,7 +267,8 @@ const MAX_LINKS = 40;
 async function landing(path: string, checked: boolean): Promise<string> {
   const uid = checked ? process.getuid?.() : undefined;
   // Not resolve(path): `link/..` is the parent of where the link leads, as for the kernel, not `.`.
-  const given = isAbsolute(path) ? path : `${process.cwd()}${sep}${path}`;
+  // Windows shortens `..` as text itself, and has paths relative to a drive (`C:state.json`).
+  const given = isAbsolute(path) ? path : sep === '\\' ? resolve(path) : `${process.cwd()}${sep}${path}`;
   let { root } = parse(given);
   let ahead = namesOf(given.slice(root.length));
   let here = root;
@@ -267,7 +298,7 @@ async function landing(path: string, checked: boolean): Promise<string> {
     // The same link, or another of the same owner's: another user's replacement, even one given the
     // freed inode number, is theirs.
     if (again?.ino !== found.ino || again.dev !== found.dev || again.uid !== found.uid) {
-      throw new StateLockError(`${named(entry)} was replaced while it was read; try again`);
+      throw new PathChanged(`${named(entry)} was replaced while it was read; try again`);
     }
     // Relative to the directory the link lies in, as it really is (`here`).
     if (isAbsolute(text)) {

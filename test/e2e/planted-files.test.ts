@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, lchown, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lchown, mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -174,6 +174,18 @@ describe.skipIf(!asRoot)('a file another user made first in a directory anyone c
     expect(run.stderr).not.toContain('discarded-2020');
   });
 
+  it('a saved plan another user named (--plan): refused, the file their link points at not read', async () => {
+    const secret = join(mine, 'secret');
+    await writeFile(secret, 'root:only-for-root\n', { mode: 0o600 });
+    const plan = join(shared, 'plan.json');
+    await plant(plan, { target: secret });
+    const run = await runCli(['--once', '--plan', plan], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${plan} belongs to another user (uid ${OTHER})`);
+    expect(run.stderr).not.toContain('only-for-root');
+    expect(writes()).toEqual([]);
+  });
+
   it("the operator's own files in that directory are used as always", async () => {
     const state = join(shared, 'state.json');
     const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
@@ -202,19 +214,36 @@ describe('files of the tool that anyone could have changed', () => {
     await expect(stat(join(dir, 'real-state.json'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('a state file named through a link and `..` is where the kernel finds it, not where the text says', async () => {
+  it('a state file named through a link and `..` is where the kernel finds it, and its backups beside it', async () => {
     // Capistrano's layout: app/current -> releases/42, and current/../shared is releases/shared.
     await mkdir(join(dir, 'releases', '42'), { recursive: true });
     await mkdir(join(dir, 'releases', 'shared'));
     await mkdir(join(dir, 'app', 'shared'), { recursive: true });
     await symlink(join(dir, 'releases', '42'), join(dir, 'app', 'current'));
-    const state = `${join(dir, 'app', 'current')}/../shared/state.json`;
-    const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
+    const shared = `${join(dir, 'app', 'current')}/../shared`;
+    const state = `${shared}/state.json`;
+    const run = await runCli(['--once', '--prune'], { ...env, WEBSITES_SYNC_STATE_FILE: state });
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(await readFile(join(dir, 'releases', 'shared', 'state.json'), 'utf8')).base_url).toBe(
-      simulator.url,
-    );
-    await expect(stat(join(dir, 'app', 'shared', 'state.json'))).rejects.toThrow(/ENOENT/);
+    const real = join(dir, 'releases', 'shared');
+    expect(JSON.parse(await readFile(join(real, 'state.json'), 'utf8')).base_url).toBe(simulator.url);
+    expect(await readFile(join(real, '.websites-sync-deleted.jsonl'), 'utf8')).toContain('a.example.com');
+    expect(await readdir(join(dir, 'app', 'shared'))).toEqual([]);
+
+    // No --state-file: the default state lies beside the manifest, where the kernel finds it.
+    await writeFile(join(real, 'websites.yaml'), 'version: 1\nwebsites:\n  - domain: c.example.com\n');
+    const { WEBSITES_SYNC_STATE_FILE: _, ...withoutState } = env;
+    const beside = await runCli(['--once', '-f', `${shared}/websites.yaml`], withoutState);
+    expect(beside.code, beside.stderr).toBe(0);
+    expect(await readdir(real)).toContain('.websites-sync-state.json');
+    expect(await readdir(join(dir, 'app', 'shared'))).toEqual([]);
+  });
+
+  it('a FIFO given as --plan is refused, not read for ever', async () => {
+    const plan = join(dir, 'plan.json');
+    execFileSync('mkfifo', [plan]);
+    const run = await runCli(['--once', '--plan', plan], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is a FIFO');
   });
 
   it('a FIFO named like a state file kept aside does not hold the run (it is not one: the tool makes files)', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { emptyState, loadState, openForWriting, openPrivateFile, saveState } from '../../src/state/index.js';
+import { readLock } from '../../src/state/lock-takeover.js';
 
 // Another user can make a name in a directory anyone can write (/tmp) at any moment: between the
 // tool's check of a path (refusePlanted) and its open. A link made there then would lead the write
@@ -81,6 +82,19 @@ function plantLinkAtOpen(
   };
 }
 
+/** Right after every open of `path`, the file there is moved to `path.N` and a new one holds `text`. */
+function replaceAfterEveryOpen(path: string, text: string): void {
+  armed.path = path;
+  armed.always = true;
+  armed.after = true;
+  let replaced = 0;
+  armed.before = async (opened) => {
+    // Kept under another name, so that the new file cannot be given its inode number.
+    await fs.rename(opened, `${opened}.${++replaced}`);
+    await fs.writeFile(opened, text);
+  };
+}
+
 async function victimUntouched(): Promise<void> {
   expect(await fs.readFile(victim, 'utf8')).toBe('mine\n');
   expect((await fs.stat(victim)).mode & 0o777).toBe(0o644);
@@ -116,7 +130,7 @@ describe.skipIf(!asRoot)('a link another user makes between the check and the op
     await fs.symlink(join(shared, 'mine.json'), path);
     plantLinkAtOpen(path, { on: 'readlink', replace: true });
     await expect(openPrivateFile(path, 'w')).rejects.toThrow(
-      `${path} was replaced while it was read; try again`,
+      `${path} belongs to another user (uid ${OTHER})`, // seen replaced, looked at again: their link
     );
     await victimUntouched();
   });
@@ -198,20 +212,19 @@ describe('a name that turns up between the check and the open', () => {
   it('is given up, nothing written, when the file is replaced after every open (another process at work)', async () => {
     const path = join(shared, 'deleted.jsonl');
     await fs.writeFile(path, 'first\n');
-    armed.path = path;
-    armed.always = true;
-    armed.after = true;
-    let replaced = 0;
-    armed.before = async (opened) => {
-      // Kept under another name, so that the new file cannot be given its inode number.
-      await fs.rename(opened, `${opened}.${++replaced}`);
-      await fs.writeFile(opened, 'replaced\n');
-    };
+    replaceAfterEveryOpen(path, 'replaced\n');
     await expect(openPrivateFile(path, 'a')).rejects.toThrow(
       `${path} was made, removed or replaced by another process each of the 3 times it was opened; nothing was written to it`,
     );
     expect(await fs.readFile(path, 'utf8')).toBe('replaced\n');
     expect(await fs.readFile(`${path}.1`, 'utf8')).toBe('first\n');
+  });
+
+  it('a lock taken and released again at every look is no lock for a waiting run (it looks again)', async () => {
+    const path = join(shared, 'state.json.lock');
+    await fs.writeFile(path, '{"pid":1}');
+    replaceAfterEveryOpen(path, '{"pid":2}');
+    await expect(readLock(path)).resolves.toBeUndefined();
   });
 
   it("fails an open for a new file ('wx': an export without --force) with EEXIST", async () => {
