@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, stat } from 'node:fs/promises';
 import {
   notRegular,
   notRegularMessage,
@@ -19,6 +19,9 @@ export interface ReadSavedPlan {
 export async function readSavedPlan(path: string): Promise<ReadSavedPlan | { error: string }> {
   // Read as the state is (openForReading): another user's name in a directory anyone can write is
   // refused, and a FIFO is not read (it would wait for ever).
+  // Said first (stat follows links: /dev/stdin, <(…)): a pipe reads once and is not a saved plan.
+  const piped = await stat(path).then(notRegular, () => undefined);
+  if (piped !== undefined) return { error: `${notRegularMessage(piped)}; give the file --out saved` };
   let text: string;
   let handle: FileHandle;
   try {

@@ -53,6 +53,10 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
   const deadline = Date.now() + waitMs;
   let told = false;
   let tookOver: string | undefined;
+  let unseen = 0;
+  // A stop ends the pause at once, and the loop's first line throws its reason.
+  const waitAWhile = () =>
+    pause(options.pollMs ?? 100, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {});
   for (;;) {
     options.signal?.throwIfAborted();
     const held = await createLock(lockPath, me, heartbeat);
@@ -61,7 +65,15 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
     if (held) return held;
     const found = await readLock(lockPath);
     tookOver = undefined;
-    if (found === undefined) continue;
+    if (found === undefined) {
+      // Released meanwhile: made again at once. A lock there but never seen (made and removed again at
+      // every look, or a link to nothing) is waited for as a held one, up to the same deadline.
+      unseen += 1;
+      if (unseen > 1 && Date.now() >= deadline) throw neverRead(path, lockPath, waitMs);
+      if (unseen > 1) await waitAWhile();
+      continue;
+    }
+    unseen = 0;
     const why = abandonment(found, { lockPath, me, staleMs });
     if (why !== undefined && (await removeAbandoned(lockPath, found))) {
       tookOver = `took over the lock of the state file ${path} from ${found.who}: ${why}`;
@@ -79,11 +91,14 @@ export async function lockState(path: string, options: LockOptions = {}): Promis
       );
       told = true;
     }
-    // A stop ends the pause at once, and the loop's first line throws its reason.
-    await pause(options.pollMs ?? 100, undefined, options.signal ? { signal: options.signal } : {}).catch(
-      () => {},
-    );
+    await waitAWhile();
   }
+}
+
+function neverRead(path: string, lockPath: string, waitMs: number): StateLockError {
+  return new StateLockError(
+    `the state file ${path} could not be locked: ${lockPath} is there but could not be read at any look (made and removed again each time, or a link to nothing); gave up after ${seconds(waitMs)}. Remove it if no run is using the state`,
+  );
 }
 
 function warnOf(options: LockOptions): { warn?: (message: string) => void } {

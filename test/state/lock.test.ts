@@ -1,5 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readlink, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  stat,
+  symlink,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -23,6 +33,15 @@ describe('the state lock (one run at a time per state file)', () => {
     const second = await lockState(path, { waitMs: 0 });
     await second.release();
   });
+
+  it('gives up, by its deadline, on a lock it can never read (a link to nothing), instead of spinning', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'state.json');
+    await symlink(join(dir, 'nowhere'), `${path}.lock`);
+    await expect(lockState(path, { waitMs: 200, pollMs: 20 })).rejects.toThrow(
+      `the state file ${path} could not be locked: ${path}.lock is there but could not be read at any look (made and removed again each time, or a link to nothing); gave up after 0.2 s`,
+    );
+  }, 5_000);
 
   it('records who holds it: host, boot, PID namespace, pid, command and since when', async () => {
     const path = join(await tempDir(), 'state.json');

@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { exportManifest } from '../../export/index.js';
 import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
-import { openForWriting, readRegularFile, refusePlanted, StateLockError } from '../../state/index.js';
+import { beside, openForWriting, readRegularFile, refusePlanted, StateLockError } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -102,7 +102,7 @@ const SCHEMA_NAME = 'websites.schema.json';
  * finds it) is updated; any other file of that name is replaced only with --force.
  */
 async function schemaTarget(manifestPath: string, force: boolean): Promise<string> {
-  const target = join(dirname(manifestPath), SCHEMA_NAME);
+  const target = beside(manifestPath, SCHEMA_NAME);
   if (resolve(target) === resolve(manifestPath)) {
     throw new UsageError(
       `--schema: the manifest cannot be named ${SCHEMA_NAME}; that is where the schema goes`,
