@@ -161,11 +161,11 @@ export function openPrivateFile(path: string, flags: 'a' | 'w'): Promise<FileHan
  * or not.
  *
  * What is opened is the file the path really lands on, each link on the way checked as it is
- * followed (whereItLands: refusePlanted), and it must be a regular file. Between that check and the
- * open, another user may change a name in a directory anyone can write; the open itself never follows
- * a link: a missing file is created (O_EXCL), an existing one opened only if it is still the file
- * checked (O_NOFOLLOW, the same device and inode) and still not another user's. Otherwise the path is
- * checked again, up to OPEN_ATTEMPTS times.
+ * followed (landing), and it must be a regular file. Between that check and the open, another user
+ * may change a name in a directory anyone can write, so the open itself follows no link (a missing
+ * file is created, O_EXCL; an existing one opened with O_NOFOLLOW), and after it the path is walked
+ * and checked again and must lead to the opened file (heldAt). Otherwise it is tried again, up to
+ * OPEN_ATTEMPTS times; nothing is truncated or written before.
  */
 export async function openForWriting(
   path: string,
@@ -261,8 +261,9 @@ const MAX_LINKS = 40;
  * entry on the way is seen, and, when `checked`, refused when another user may have planted it
  * (plantedIn): a directory or a link as written, each link's target in turn, and the file. A link is
  * read between two lstat calls that must agree (its device, inode and owner), so what it says is what
- * was checked: a link's text cannot change, only the link be replaced. A missing entry ends the walk: the rest is what the tool makes.
- * The result has no link in it, as the walk saw it; openForWriting holds the open to that.
+ * was checked: a link's text cannot change, only the link be replaced. A missing entry ends the walk:
+ * the rest is what the tool makes. The result has no link in it, as the walk saw it; the opens hold
+ * themselves to that (heldAt).
  */
 async function landing(path: string, checked: boolean): Promise<string> {
   const uid = checked ? process.getuid?.() : undefined;
@@ -293,11 +294,16 @@ async function landing(path: string, checked: boolean): Promise<string> {
     if (++links > MAX_LINKS) {
       throw new StateLockError(`${path}: more than ${MAX_LINKS} symbolic links on the way (a loop?)`);
     }
-    const text = await readlink(entry);
+    // Gone or no longer a link by the read, or replaced: the same link, or another of the same owner's,
+    // must be there after it (another user's replacement, even one given the freed inode, is theirs).
+    const text = await readlink(entry).catch(() => undefined);
     const again = await lstat(entry).catch(() => undefined);
-    // The same link, or another of the same owner's: another user's replacement, even one given the
-    // freed inode number, is theirs.
-    if (again?.ino !== found.ino || again.dev !== found.dev || again.uid !== found.uid) {
+    if (
+      text === undefined ||
+      again?.ino !== found.ino ||
+      again.dev !== found.dev ||
+      again.uid !== found.uid
+    ) {
       throw new PathChanged(`${named(entry)} was replaced while it was read; try again`);
     }
     // Relative to the directory the link lies in, as it really is (`here`).
