@@ -3,7 +3,7 @@
 // in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
 // written, the delete is not sent.
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
-import { beside, openForReading, openPrivateFile, refuseNotRegular, refusePlanted } from './private-file.js';
+import { beside, openPrivateFile, readChecked, refuseNotRegular, refusePlanted } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
 
@@ -82,12 +82,7 @@ export interface ReadBackups {
 export async function readBackups(path: string): Promise<ReadBackups> {
   let text: string;
   try {
-    const handle = await openForReading(path);
-    try {
-      text = await handle.readFile('utf8');
-    } finally {
-      await handle.close();
-    }
+    text = await readChecked(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       return { entries: [], unreadable: [], missing: true };

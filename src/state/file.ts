@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, rename, unlink } from 'node:fs/promises';
+import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
 import {
-  notRegular,
-  openForReading,
   openPrivateFile,
+  readChecked,
+  readRegularText,
   refuseNotRegular,
   whereItLands,
 } from './private-file.js';
@@ -43,7 +43,7 @@ export interface LoadedState {
 export async function loadState(path: string, baseUrl: string, secret: string): Promise<LoadedState> {
   let text: string;
   try {
-    text = await readStateText(path);
+    text = await readChecked(path);
   } catch (error) {
     if (error instanceof StateLockError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -103,22 +103,8 @@ export function canonicalBaseUrl(url: string): string {
  */
 export async function readStoredState(path: string): Promise<ParsedState | undefined> {
   // A refusal (another user's file, StateLockError) is said as such, not as a state it cannot read.
-  let handle: FileHandle;
-  try {
-    handle = await openForReading(path);
-  } catch (error) {
-    if (error instanceof StateLockError) throw error;
-    return undefined;
-  }
-  try {
-    return notRegular(await handle.stat()) === undefined
-      ? parseState(await handle.readFile('utf8'))
-      : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
+  const text = await readRegularText(path);
+  return text === undefined ? undefined : parseState(text);
 }
 
 export interface ParsedState {
@@ -224,15 +210,5 @@ export async function writePrivateFileAtomically(
   } catch (error) {
     await unlink(temp).catch(() => {});
     throw error;
-  }
-}
-
-/** The state file's text, read where the path lands and held to it (openForReading). */
-async function readStateText(path: string): Promise<string> {
-  const handle = await openForReading(path);
-  try {
-    return await handle.readFile('utf8');
-  } finally {
-    await handle.close();
   }
 }

@@ -133,13 +133,29 @@ export async function openForReading(path: string): Promise<FileHandle> {
   throw keptChanging(path, 'read from');
 }
 
+/** The text of the file at `path`, opened by openForReading; its errors (ENOENT, a refusal) thrown. */
+export async function readChecked(path: string): Promise<string> {
+  const handle = await openForReading(path);
+  try {
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
- * What a regular file at `path` holds, or undefined when it is missing, unreadable, not a regular file
- * (a FIFO is never read: a read would wait for a writer for ever) or refused (openForReading).
+ * What a regular file at `path` holds, or undefined when it is missing, unreadable or not a regular
+ * file (a FIFO is never read: a read would wait for a writer for ever). A refusal of openForReading
+ * (StateLockError) is thrown: it says more than "no file".
  */
-export async function readRegularFile(path: string): Promise<string | undefined> {
-  const handle = await openForReading(path).catch(() => undefined);
-  if (handle === undefined) return undefined;
+export async function readRegularText(path: string): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await openForReading(path);
+  } catch (error) {
+    if (error instanceof StateLockError) throw error;
+    return undefined;
+  }
   try {
     return notRegular(await handle.stat()) === undefined ? await readFile(handle, 'utf8') : undefined;
   } catch {
@@ -147,6 +163,11 @@ export async function readRegularFile(path: string): Promise<string | undefined>
   } finally {
     await handle.close();
   }
+}
+
+/** readRegularText, a refusal included in "undefined": for what the tool can do without. */
+export function readRegularFile(path: string): Promise<string | undefined> {
+  return readRegularText(path).catch(() => undefined);
 }
 
 /** `path` opened with `flags` ('a' appends, 'w' replaces), mode 0600 whether it is new or not. */
