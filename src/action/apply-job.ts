@@ -16,12 +16,12 @@ import { type SyncReport, syncOnce } from './sync.js';
 
 export async function runApplyJob(ctx: JobContext): Promise<number> {
   const stateBranch = ctx.inputs.stateBranch;
-  if (stateBranch) await readBranchInto(ctx.store(stateBranch), ctx.stateDir());
+  if (stateBranch) await readBranchInto(ctx.store(stateBranch), await ctx.stateDir());
   try {
     return await applyReviewedOrFresh(ctx);
   } finally {
     if (stateBranch) {
-      const dir = ctx.stateDir();
+      const dir = await ctx.stateDir();
       await commitToBranch(
         ctx.store(stateBranch),
         `websites-sync state after run ${ctx.io.env.GITHUB_RUN_ID ?? ''} (${ctx.sha})`.trim(),

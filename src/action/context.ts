@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { context as githubContext } from '@actions/github';
-import { type Config, type Io, parseConfig, showing } from '../cli/index.js';
+import { type Config, type Io, parseConfig, showing, UsageError } from '../cli/index.js';
 import { Redactor } from '../model/index.js';
-import type { BranchStore } from './branch.js';
+import { type BranchStore, trackedUnder } from './branch.js';
 import { connectGitHub, type GitHub, type Repo } from './github.js';
 import type { ActionInputs } from './inputs.js';
 
@@ -26,8 +26,11 @@ export interface JobContext {
   temp: string;
   /** The settings of a run with these flags added to the inputs' (the CLI's own parser). */
   config(flags: string[]): Readonly<Config>;
-  /** The state's directory (the state file's), kept on `inputs.stateBranch` unless that is ''. */
-  stateDir(): string;
+  /**
+   * The state's directory (the state file's), kept on `inputs.stateBranch` unless that is ''; refused
+   * when that branch would keep more than the state (see keptStateDir).
+   */
+  stateDir(): Promise<string>;
   store(branch: string): BranchStore;
 }
 
@@ -81,7 +84,11 @@ export async function jobContext(
     workspace,
     temp,
     config,
-    stateDir: () => dirname(resolve(workspace, config(['--dry-run']).stateFile)),
+    stateDir: async () => {
+      const dir = dirname(resolve(workspace, config(['--dry-run']).stateFile));
+      if (inputs.stateBranch) await keptStateDir(workspace, dir);
+      return dir;
+    },
     store: (branch) => ({ cwd: workspace, branch, timeoutMs: inputs.gitTimeoutMs }),
   };
 }
@@ -96,4 +103,31 @@ function githubTimeoutMs(config: (flags: string[]) => Config): number {
   } catch {
     return parseConfig(['--once'], {}).timeoutMs;
   }
+}
+
+/**
+ * A directory the state branch keeps must hold the state and nothing else: the branch keeps every file
+ * in it (ignored ones too: a credentials file another step left), and its files are written over it in
+ * the next job. So it is refused when it is the checkout, holds the checkout, lies in `.git`, or holds
+ * a file of the repository (the manifest would then be the branch's old one).
+ */
+async function keptStateDir(workspace: string, dir: string): Promise<void> {
+  let why: string | undefined;
+  if (under(dir, workspace))
+    why = dir === workspace ? 'the checkout itself' : 'a directory that holds the checkout';
+  else if (under(join(workspace, '.git'), dir)) why = "inside the repository's .git";
+  else if (under(workspace, dir)) {
+    const tracked = await trackedUnder(workspace, dir);
+    if (tracked.length > 0) why = `a directory with files of the repository (${tracked.join(', ')})`;
+  }
+  if (why === undefined) return;
+  throw new UsageError(
+    `input state-file: the state's directory, ${dir}, is ${why}; state-branch keeps that whole directory (every file in it is committed, and the branch's files are written over it): give the state a directory of its own, such as .websites-sync/state.json (the default)`,
+  );
+}
+
+/** Whether `path` is `dir` or lies in it (both resolved). */
+function under(dir: string, path: string): boolean {
+  const inside = relative(dir, path);
+  return inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
 }

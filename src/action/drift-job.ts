@@ -13,7 +13,7 @@ import { syncOnce } from './sync.js';
 // lasted; the first run that finds the account equal to the manifest closes it, saying so.
 
 export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<number> {
-  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), ctx.stateDir());
+  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), await ctx.stateDir());
   const report = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
   // 3: the delete guard refused the plan a run would apply, which is drift too (a large one).
   const drift = report.code === 2 || report.code === 3;

@@ -21,7 +21,7 @@ interface PullRequest {
 export async function runPlanJob(ctx: JobContext): Promise<number> {
   const pull = pullRequestOf(ctx);
   if (!(ctx.inputs.apiKey || ctx.io.env.WEBSITES_SYNC_API_KEY) && pull.fork) return forkNotice(ctx);
-  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), ctx.stateDir());
+  if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), await ctx.stateDir());
   const savedPlan = join(ctx.temp, `plan-${pull.headSha}.signed.json`);
   let report: SyncReport;
   try {

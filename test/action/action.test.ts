@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -338,6 +338,35 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     expect(git(origin, 'rev-parse', 'websites-sync-state^')).toBe(stateBefore);
     expect(branchFiles('websites-sync-state')).toContain('state.json');
     expectNoSecret(run);
+  });
+
+  it("a state-file whose directory is not the state's own is refused before anything is read, applied or pushed", async () => {
+    // A credentials file another step left in the checkout (google-github-actions/auth's), ignored.
+    writeFileSync(join(runner.workspace, 'gha-creds-1a2b.json'), '{"private_key": "creds-5e1f"}');
+    writeFileSync(join(runner.workspace, '.gitignore'), 'gha-creds-*.json\n');
+    mkdirSync(join(runner.workspace, 'config'));
+    writeFileSync(join(runner.workspace, 'config', 'team.txt'), 'ops\n');
+    git(runner.workspace, 'add', '.gitignore', 'config/team.txt');
+    git(runner.workspace, 'commit', '-q', '-m', 'config');
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const cases = [
+      ['.websites-sync-state.json', 'is the checkout itself'],
+      ['../state.json', 'is a directory that holds the checkout'],
+      ['config/state.json', 'is a directory with files of the repository (config/team.txt)'],
+      ['.git/state.json', "is inside the repository's .git"],
+    ];
+    for (const [stateFile, why] of cases) {
+      const run = await applyOn(sha, sha, { 'apply-unreviewed': 'true', 'state-file': stateFile ?? '' });
+      expect(run.code, stateFile).toBe(1);
+      expect(run.stdout, stateFile).toContain(why);
+      expect(run.stdout).toContain('give the state a directory of its own');
+    }
+    expect(git(origin, 'branch', '--list', 'websites-sync-state')).toBe('');
+    expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com', 'edit.example.com']);
+    // The default, a directory of its own, is kept as before.
+    const kept = await applyOn(sha, sha, { 'apply-unreviewed': 'true' });
+    expect(kept.code, kept.stdout).toBe(0);
+    expect(branchFiles('websites-sync-state')).toEqual(['state.json']);
   });
 
   it('a stale plan is not applied: the job fails, says what changed, and comments a fresh plan', async () => {
