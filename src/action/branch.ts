@@ -192,10 +192,10 @@ export async function commitToBranch(
   }
 }
 
-/** The files of the checkout's repository under `dir` (a directory of the work tree), at most `limit`. */
-export async function trackedUnder(cwd: string, dir: string, limit = 3): Promise<string[]> {
+/** The files of the checkout's repository under `dir` (a directory of the work tree). */
+export async function trackedUnder(cwd: string, dir: string): Promise<string[]> {
   const listed = await gitOrThrow(cwd, ['ls-files', '-z', '--', dir]);
-  return listed.split('\0').filter(Boolean).slice(0, limit);
+  return listed.split('\0').filter(Boolean);
 }
 
 /** Replaces the whole tree with the files of `dir` (but lock files). */

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { context as githubContext } from '@actions/github';
 import { type Config, type Io, parseConfig, showing, UsageError } from '../cli/index.js';
 import { Redactor } from '../model/index.js';
+import { backupPathFor } from '../state/index.js';
 import { type BranchStore, trackedUnder } from './branch.js';
 import { connectGitHub, type GitHub, type Repo } from './github.js';
 import type { ActionInputs } from './inputs.js';
@@ -85,9 +86,11 @@ export async function jobContext(
     temp,
     config,
     stateDir: async () => {
-      const dir = dirname(resolve(workspace, config(['--dry-run']).stateFile));
-      if (inputs.stateBranch) await keptStateDir(workspace, dir);
-      return dir;
+      const { stateFile, backupFile } = config(['--dry-run']);
+      const state = resolve(workspace, stateFile);
+      const own = [state, resolve(workspace, backupPathFor(stateFile, backupFile))];
+      if (inputs.stateBranch) await keptStateDir(workspace, dirname(state), own);
+      return dirname(state);
     },
     store: (branch) => ({ cwd: workspace, branch, timeoutMs: inputs.gitTimeoutMs }),
   };
@@ -109,16 +112,24 @@ function githubTimeoutMs(config: (flags: string[]) => Config): number {
  * A directory the state branch keeps must hold the state and nothing else: the branch keeps every file
  * in it (ignored ones too: a credentials file another step left), and its files are written over it in
  * the next job. So it is refused when it is the checkout, holds the checkout, lies in `.git`, or holds
- * a file of the repository (the manifest would then be the branch's old one).
+ * a file of the repository (the manifest would then be the branch's old one) other than the state's
+ * own (`own`: the state file, with the files named after it, and the backup file), which a repository
+ * that kept its state itself before may hold.
  */
-async function keptStateDir(workspace: string, dir: string): Promise<void> {
+async function keptStateDir(workspace: string, dir: string, own: string[]): Promise<void> {
   let why: string | undefined;
   if (under(dir, workspace))
     why = dir === workspace ? 'the checkout itself' : 'a directory that holds the checkout';
   else if (under(join(workspace, '.git'), dir)) why = "inside the repository's .git";
   else if (under(workspace, dir)) {
-    const tracked = await trackedUnder(workspace, dir);
-    if (tracked.length > 0) why = `a directory with files of the repository (${tracked.join(', ')})`;
+    const isOwn = (file: string) =>
+      own.some((path) => {
+        const f = resolve(workspace, file);
+        return f === path || f.startsWith(`${path}.`);
+      });
+    const tracked = (await trackedUnder(workspace, dir)).filter((file) => !isOwn(file));
+    if (tracked.length > 0)
+      why = `a directory with files of the repository (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''})`;
   }
   if (why === undefined) return;
   throw new UsageError(

@@ -19,30 +19,95 @@ export const DRIFT_MARKER = '<!-- websites-sync drift -->';
 /** The most pages of a list read (100 items each): a list that never ends is an error, not a hang. */
 export const MAX_PAGES = 100;
 
+/** Attempts of a read (GET) that failed on GitHub's side (5xx) or on the way, and the waits between. */
+const READ_ATTEMPTS = 3;
+const RETRY_WAITS_MS = [1_000, 2_000];
+
 /**
- * Octokit as the toolkit sets it up (its proxy support included), each request bounded by `timeoutMs`
- * (the `timeout` input, as for the service's): an API that accepts and never answers fails the job
- * with a message, not after the runner's six hours.
+ * Octokit as the toolkit sets it up (its proxy support included), each request held to the rules the
+ * service's are:
+ * - bounded by `timeoutMs` (the `timeout` input): an API that accepts and never answers, or whose
+ *   answer never ends, fails the job with a message, not after the runner's six hours;
+ * - its answer the shape its route has: a list for a read (all the Action's are), an object for a
+ *   write. Octokit reads a body it could not read, or one that is not JSON, as text (often empty), and
+ *   its paginator reads an empty page as an empty list: taken as it is, a lost page of comments is "no
+ *   comment yet", and a second living comment (or drift issue) is written;
+ * - a failure says which call and, where GitHub's words do not, what to do;
+ * - a read that failed on GitHub's side or on the way is made again (up to 3 times); a write never is,
+ *   as one whose answer was lost may have been made (octokit's retry plugin retries writes too).
  */
 export function connectGitHub(token: string, apiUrl: string, timeoutMs: number): GitHub {
   const github = getOctokit(token, { baseUrl: apiUrl });
   github.hook.wrap('request', async (request, options) => {
-    const signal = AbortSignal.timeout(timeoutMs);
-    // In place: the hooks within this one were bound to this very object (before-after-hook).
-    options.request = { ...options.request, signal };
-    try {
-      return await request(options);
-    } catch (error) {
-      if (!signal.aborted) throw error;
-      // A route's `{owner}` filled in, a next page's URL without its origin and query.
-      const url = String(options.url).replace(/\{(\w+)\}/g, (name, key: string) =>
-        String(options[key] ?? name),
-      );
-      const path = new URL(url, 'http://github.invalid').pathname;
-      throw new Error(`GitHub did not answer ${options.method} ${path} within ${timeoutMs / 1000} s`);
+    const call = `${options.method} ${pathOf(options)}`;
+    for (let attempt = 1; ; attempt += 1) {
+      const signal = AbortSignal.timeout(timeoutMs);
+      // In place: the hooks within this one were bound to this very object (before-after-hook).
+      options.request = { ...options.request, signal };
+      let failure: unknown;
+      try {
+        const response = await request(options);
+        if (!signal.aborted) return checkedShape(call, options.method, response);
+      } catch (error) {
+        failure = error;
+      }
+      if (signal.aborted) throw new Error(`GitHub did not answer ${call} within ${timeoutMs / 1000} s`);
+      if (options.method === 'GET' && attempt < READ_ATTEMPTS && transient(failure)) {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_WAITS_MS[attempt - 1]));
+        continue;
+      }
+      throw new Error(failureOf(call, failure, attempt));
     }
   });
   return github;
+}
+
+/** A route's `{owner}` filled in; a next page's URL without its origin and query. */
+function pathOf(options: { url?: string; [key: string]: unknown }): string {
+  const url = String(options.url).replace(/\{(\w+)\}/g, (name, key: string) => String(options[key] ?? name));
+  return new URL(url, 'http://github.invalid').pathname;
+}
+
+function checkedShape<T extends { data: unknown }>(call: string, method: string, response: T): T {
+  const data = response.data;
+  const list = Array.isArray(data);
+  const shaped = method === 'GET' ? list : typeof data === 'object' && data !== null && !list;
+  if (shaped) return response;
+  const what =
+    data === '' || data === undefined
+      ? 'an empty body'
+      : `${typeof data === 'string' ? 'text' : list ? 'a list' : typeof data}`;
+  throw new Error(
+    `GitHub's answer to ${call} is not ${method === 'GET' ? 'a list' : 'an object'} but ${what}; stopped before acting on it`,
+  );
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** GitHub's side (5xx) or the way there (no status: a reset, a refused connection). */
+function transient(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === undefined || status >= 500;
+}
+
+const HINTS: Record<number, string> = {
+  401: 'the github-token input is not a valid token',
+  403: "the token lacks a permission this job needs: give the workflow's job `permissions:` contents: write, pull-requests: write and issues: write (a pull request from a fork gets a read-only token)",
+  404: 'not found, or not visible to the token',
+};
+
+/** A failed call in one line: which call, GitHub's status and words (cut), and what to do. */
+function failureOf(call: string, error: unknown, attempts: number): string {
+  const status = statusOf(error);
+  const words = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const said = words.length > 200 ? `${words.slice(0, 200)}…` : words;
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+  if (status === undefined) return `GitHub did not answer ${call}${tries}: ${said}`;
+  const hint = HINTS[status];
+  return `GitHub answered ${call} with ${status}${tries}: ${said}${hint ? `; ${hint}` : ''}`;
 }
 
 /** Every item of a paginated list, at most MAX_PAGES pages: a next link that never ends is refused. */

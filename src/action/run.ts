@@ -35,10 +35,20 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
     return await runDriftJob(ctx);
   } catch (error) {
     const known = error instanceof Error && (error instanceof AuthError || error instanceof ServiceError);
-    const message = error instanceof Error ? error.message : String(error);
+    // An error the run already reported (an invalid manifest's) has no message: its last line (not a
+    // log line) says it.
+    const said = io
+      .written()
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('{'));
+    const message =
+      (error instanceof Error ? error.message : String(error)) || said.at(-1) || 'failed (see above)';
     if (env.RUNNER_DEBUG === '1' && error instanceof Error && !known)
       core.debug(io.redactor.show(error.stack ?? ''));
-    core.setFailed(io.redactor.show(`websites-sync: ${message || 'failed (see above)'}`));
+    const line = io.redactor.show(`websites-sync: ${message}`);
+    core.setFailed(line);
+    // As action.yml documents it for every failure, whatever the job had set before.
+    core.setOutput('exit-status', '1');
     if (ctx)
       await writeJobSummary(ctx, ['### websites-sync: failed', failureText(ctx, error)]).catch(() => {});
     return 1;

@@ -234,6 +234,53 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(github.calls.filter((c) => c.path.includes('/issues/7/comments')).length).toBe(100);
   });
 
+  it("a list GitHub answered with no list (an empty or cut body, a proxy's page) fails the job naming the call: no second comment", async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(7, head)).code).toBe(0);
+    const comments = () => github.comments.get(7) ?? [];
+    expect(comments()).toHaveLength(1);
+    const list = /^GET \/repos\/acme\/sites\/issues\/7\/comments$/;
+    for (const answer of ['empty', 'cut', { status: 200, body: '<html>oops</html>' }] as const) {
+      github.faults.broken = [{ call: list, times: 3, answer }];
+      const run = await planOn(7, head);
+      expect(run.code, JSON.stringify(answer)).toBe(1);
+      expect(run.stdout).toMatch(
+        /GitHub's answer to GET \/repos\/acme\/sites\/issues\/7\/comments is not a list but (an empty body|text); stopped before acting on it|GitHub did not answer GET \/repos\/acme\/sites\/issues\/7\/comments \(3 attempts\)/,
+      );
+      expect(run.outputs['exit-status']).toBe('1');
+      expect(comments()).toHaveLength(1);
+    }
+  });
+
+  it("a read that failed on GitHub's side is made again; a refused write names the call and the permission to give", async () => {
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const list = /^GET \/repos\/acme\/sites\/issues\/8\/comments$/;
+    github.faults.broken = [
+      { call: list, times: 2, answer: { status: 502, body: '<html>bad gateway</html>' } },
+    ];
+    const run = await planOn(8, head);
+    expect(run.code, run.stdout).toBe(0);
+    expect(github.comments.get(8)).toHaveLength(1);
+    expect(github.calls.filter((c) => list.test(`${c.method} ${c.path.split('?')[0]}`))).toHaveLength(3);
+
+    const write = /^POST \/repos\/acme\/sites\/issues\/9\/comments$/;
+    const refusal = JSON.stringify({ message: 'Resource not accessible by integration', status: '403' });
+    github.faults.broken = [
+      { call: write, times: 1, answer: { status: 403, body: refusal, type: 'application/json' } },
+    ];
+    const refused = await planOn(9, head);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(
+      'GitHub answered POST /repos/acme/sites/issues/9/comments with 403: Resource not accessible by integration; the token lacks a permission',
+    );
+    expect(refused.stdout).toContain('pull-requests: write');
+    // Written once: a write whose answer was lost may have been made.
+    expect(github.calls.filter((c) => write.test(`${c.method} ${c.path.split('?')[0]}`))).toHaveLength(1);
+    expect(refused.outputs['exit-status']).toBe('1');
+  });
+
   it('an invalid manifest: the comment says which line, the job fails', async () => {
     git(runner.workspace, 'checkout', '-q', '-b', 'broken');
     const head = commitManifest(runner.workspace, `${MAIN}  - domain: [oops\n`, 'broken');
@@ -242,7 +289,9 @@ describe('failures: said where people look, without a stack trace or a secret', 
     const body = github.comments.get(12)?.[0]?.body ?? '';
     expect(body).toContain(`No plan for commit \`${head}\``);
     expect(body).toMatch(/websites\.yaml:\d+:\d+/);
-    expect(run.stdout).toMatch(/::error::/);
+    // The annotation says what is wrong, not only "failed".
+    expect(run.stdout).toMatch(/::error::websites-sync: .*websites\.yaml: 1 error\(s\); nothing was changed/);
+    expect(run.outputs['exit-status']).toBe('1');
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
     expect(simulator.requests).toHaveLength(0);
   });

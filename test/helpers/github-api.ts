@@ -70,10 +70,21 @@ export interface FakeGitHub {
   now: Date;
   /**
    * Faults: requests whose `METHOD /path` matches `hang` are read and never answered; with
-   * `endlessPages`, every page of a list links to a next one.
+   * `endlessPages`, every page of a list links to a next one; the next `times` requests that match a
+   * `broken` entry get its answer instead of the real one.
    */
-  faults: { hang?: RegExp; endlessPages?: boolean };
+  faults: { hang?: RegExp; endlessPages?: boolean; broken?: BrokenAnswer[] };
   close(): Promise<void>;
+}
+
+/**
+ * An answer that is not GitHub's: `empty`, a 200 with no body; `cut`, a 200 whose body stops part-way
+ * (the connection reset); or a status with a body of some type (a proxy's HTML page).
+ */
+export interface BrokenAnswer {
+  call: RegExp;
+  times: number;
+  answer: 'empty' | 'cut' | { status: number; body: string; type?: string };
 }
 
 const BOT = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
@@ -218,6 +229,13 @@ export async function startFakeGitHub(options: {
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     state.calls.push({ method: req.method ?? '', path: `${url.pathname}${url.search}`, body });
     if (state.faults.hang?.test(`${req.method} ${url.pathname}`)) return;
+    const broken = state.faults.broken?.find(
+      (b) => b.times > 0 && b.call.test(`${req.method} ${url.pathname}`),
+    );
+    if (broken) {
+      broken.times -= 1;
+      return answerBroken(res, broken.answer);
+    }
     const answer = route(req, url, body);
     const headers: Record<string, string> = {
       'content-type': 'application/json; charset=utf-8',
@@ -308,4 +326,16 @@ function invalid(resource: string, field: string, code: string, message?: string
       documentation_url: 'https://docs.github.com/rest',
     },
   };
+}
+
+function answerBroken(res: ServerResponse, answer: BrokenAnswer['answer']): void {
+  const json = { 'content-type': 'application/json; charset=utf-8' };
+  if (answer === 'empty') {
+    res.writeHead(200, json).end();
+  } else if (answer === 'cut') {
+    res.writeHead(200, { ...json, 'content-length': '5000' });
+    res.write('[{"id": 1, "body": "<!-- websites-sync', () => res.socket?.destroy());
+  } else {
+    res.writeHead(answer.status, { 'content-type': answer.type ?? 'text/html' }).end(answer.body);
+  }
 }
