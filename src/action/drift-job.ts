@@ -15,8 +15,10 @@ import { syncOnce } from './sync.js';
 export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<number> {
   if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), await ctx.stateDir());
   const report = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
-  // 3: the delete guard refused the plan a run would apply, which is drift too (a large one).
-  const drift = report.code === 2 || report.code === 3;
+  // 3: the delete guard refused the plan a run would apply, which is drift too (a large one); 1 with
+  // changes: a plan that could not be made whole (creates beyond the account's limit) still differs.
+  const changes = report.result.plan.changes.length > 0;
+  const drift = report.code === 2 || report.code === 3 || (report.code === 1 && changes);
   const where = ctx.repo;
   const label = ctx.inputs.driftLabel;
   const open = await findDriftIssue(ctx.github, where, label);
@@ -35,9 +37,13 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
         label,
       }));
     core.setFailed(`drift: the account differs from the manifest (${issue.url})`);
+  } else if (report.code !== 0) {
+    // An error without a plan of changes: nothing is known of drift, and the issue is left as it is.
+    head = `### websites-sync drift\n\n**The check ended with errors** (exit status ${report.code}; checked ${now.toISOString()}): whether the account differs is not known. See the log.`;
+    core.setFailed('the drift check ended with errors (see the job summary)');
   } else {
     head = `### websites-sync drift\n\nNo drift: the account matches the manifest (checked ${now.toISOString()}).`;
-    if (open && report.code === 0) {
+    if (open) {
       const text = `The account matches the manifest again (checked ${now.toISOString()}); the drift lasted ${lasted}, since ${since.toISOString()}.`;
       await closeIssue(ctx.github, { ...where, number: open.number }, ctx.io.redactor.show(text));
       head += ` Closed #${open.number}: the drift lasted ${lasted}.`;

@@ -491,6 +491,19 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expectNoSecret(opened, updated, closed);
   });
 
+  it('a manifest beyond the account\'s plan limit is drift (and an error), never "No drift"', async () => {
+    await simulator.close();
+    simulator = await startSimulator({ apiKey: KEY, websites: SEED, maxWebsites: 2 });
+    const sha = commitManifest(runner.workspace, `${MAIN}  - domain: blog.example.com\n`, 'add blog');
+    const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    expect(run.code).toBe(1);
+    expect(run.summary).toContain('The account differs from the manifest');
+    expect(run.summary).not.toContain('No drift');
+    expect(github.issues).toHaveLength(1);
+    expect(github.issues[0]?.body).toContain('blog.example.com');
+    expect(run.stdout).toContain('::error::drift: the account differs from the manifest');
+  });
+
   it("an issue a contributor opened with the marker and the label (an issue template's) is not the drift issue", async () => {
     await converge();
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
