@@ -6,7 +6,8 @@ import {
   checkBackupPath,
   readBackups,
 } from './backup-file.js';
-import { readStoredState, saveState, writePrivateFileAtomically } from './file.js';
+import { accountsOf, ofAccounts } from './contents.js';
+import { canonicalBaseUrl, readStoredState, saveState, writePrivateFileAtomically } from './file.js';
 import { readState } from './file-read.js';
 import { lockState } from './lock.js';
 import { StateLockError } from './lock-error.js';
@@ -67,9 +68,14 @@ export function openFileStore(options: FileStoreOptions): StateStore {
       return readBackups(backupPath);
     },
     contents: () => fileContents(path, backupPath),
-    isEmpty: async () => {
-      const { states, backups } = await fileContents(path, backupPath);
-      return states.length === 0 && backups.length === 0;
+    replaced: async (contents) => {
+      const held = await fileContents(path, backupPath);
+      // The file holds one account's state, replaced whole when a state is brought; backups by account.
+      const going = {
+        states: contents.states.length > 0 ? held.states : [],
+        backups: ofAccounts(held, accountsOf(contents)).backups,
+      };
+      return [...accountsOf(going)];
     },
     replace: (contents) => replaceFile(store, path, backupPath, contents),
     readNotified: () => readNotifiedFile(sentPathFor(path)),
@@ -127,7 +133,13 @@ async function replaceFile(
   try {
     const [state] = contents.states;
     if (state) await saveState(path, { ...state, key: '' } satisfies StateData);
-    const lines = contents.backups.map((entry: BackupEntry) => `${JSON.stringify(entry)}\n`).join('');
+    // Other accounts' backups in the file are kept, before the copied ones.
+    const copied = accountsOf(contents);
+    const { entries } = await readBackups(backupPath);
+    const others = entries.filter((entry) => !copied.has(canonicalBaseUrl(entry.base_url)));
+    const lines = [...others, ...contents.backups]
+      .map((entry: BackupEntry) => `${JSON.stringify(entry)}\n`)
+      .join('');
     await writePrivateFileAtomically(backupPath, lines, 'cannot write the backup file');
   } finally {
     await session.release();

@@ -8,6 +8,7 @@ export {
   type ReadBackups,
   readBackups,
 } from './backup-file.js';
+export { accountsOf, ofAccounts } from './contents.js';
 export {
   type HeldLifecycle,
   inspectHeld,

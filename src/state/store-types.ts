@@ -110,9 +110,15 @@ export interface StateStore extends StateAccess {
   readBackups(): Promise<ReadBackups>;
   /** Every account's state and every backup, as held (for `state migrate` and `state show`). */
   contents(): Promise<StoreContents>;
-  /** Whether the store holds nothing (no state, no backup). */
-  isEmpty(): Promise<boolean>;
-  /** Replaces what the store holds with `contents`, under the lock. */
+  /**
+   * The accounts whose state or backups `replace(contents)` would replace: those of `contents`, and for
+   * a state file (which holds one account) the account it holds when `contents` brings a state.
+   */
+  replaced(contents: StoreContents): Promise<string[]>;
+  /**
+   * Replaces the state and backups of the accounts of `contents` with `contents`, under the lock; the
+   * other accounts' are kept (a state file's account, which it holds alone, is replaced whole).
+   */
   replace(contents: StoreContents): Promise<void>;
   /**
    * What the webhook took last for this account, per kind (notified.ts): `--once` tells a situation

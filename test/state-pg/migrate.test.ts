@@ -79,7 +79,9 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
 
     const again = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('already holds a state or backups; nothing was changed. Add --force');
+    expect(again.stderr).toContain(
+      `already holds the state or backups of ${simulator.url}; nothing was changed. Add --force`,
+    );
 
     const back = join(dir, 'back', 'state.json');
     const { mkdir } = await import('node:fs/promises');
@@ -99,5 +101,72 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
         .split('\n')
         .map((l) => JSON.parse(l)),
     );
+  });
+
+  it('into a schema other accounts share: only the copied account is replaced, --force or not', async () => {
+    const url = db.stateUrl(db.schema());
+    // Another account in the same schema: its state (a protection) and the backup of a deleted website.
+    const other = await startSimulator();
+    const otherDir = await mkdtemp(join(tmpdir(), 'websites-sync-migrate-other-'));
+    const otherEnv = { ...toolEnv(other, otherDir), WEBSITES_SYNC_STATE: url };
+    try {
+      for (const [manifest, args] of [
+        [entries(['x.example.com', 'y.example.com'], ['x.example.com']), []],
+        [entries(['x.example.com']), ['--prune', '--delete-delay', '0s']],
+      ] as const) {
+        await writeFile(join(otherDir, 'websites.yaml'), manifest);
+        const run = await runCli(['--once', ...args], otherEnv);
+        expect(run.code, run.stderr).toBe(0);
+      }
+      const before = await runCli(['state', 'show'], otherEnv);
+      expect(before.stdout).toContain('protected: 1\n    x.example.com');
+
+      const pgEnv = { ...fileEnv, WEBSITES_SYNC_STATE: url };
+      const statePath = fileEnv.WEBSITES_SYNC_STATE_FILE as string;
+      // Nothing of this account there yet: copied without --force, the other account untouched.
+      const into = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
+      expect(into.code, into.stderr).toBe(0);
+      const refused = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`already holds the state or backups of ${simulator.url}`);
+      expect(refused.stderr).not.toContain(other.url);
+      const forced = await runCli(['state', 'migrate', '--from', statePath, '--force'], pgEnv);
+      expect(forced.code, forced.stderr).toBe(0);
+
+      expect((await runCli(['state', 'show'], otherEnv)).stdout).toBe(before.stdout);
+      const restore = await runCli(['restore'], { ...otherEnv, WEBSITES_SYNC_LOG_FORMAT: 'json' });
+      expect(restore.stdout).toContain('y.example.com');
+      expect((await runCli(['state', 'show'], pgEnv)).stdout).toContain('protected: 1\n    a.example.com');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('into a backup file other accounts share: their backups are kept', async () => {
+    const target = join(dir, 'shared', 'state.json');
+    const backups = join(dir, 'shared', '.websites-sync-deleted.jsonl');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'shared'));
+    const foreign = {
+      deleted_at: '2026-11-01T00:00:00.000Z',
+      base_url: 'https://other.example.net',
+      id: 7,
+      domain: 'z.example.com',
+      privacy: 0,
+      email: false,
+      exclude_bots: true,
+      exclude_ips: [],
+      exclude_params: 'unknown',
+      password_set: false,
+    };
+    await writeFile(backups, `${JSON.stringify(foreign)}\n`);
+    const into = await runCli(['state', 'migrate', '--to', target], fileEnv);
+    expect(into.code, into.stderr).toBe(0);
+    const lines = (await readFile(backups, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toEqual(foreign);
   });
 });

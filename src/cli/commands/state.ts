@@ -1,7 +1,9 @@
 import { compareText, oneLine } from '../../model/index.js';
 import {
+  accountsOf,
   describeHolder,
   type HeldBy,
+  ofAccounts,
   openStateStore,
   type StateStore,
   type StoreContents,
@@ -87,13 +89,14 @@ async function migrate(config: Config, io: Io): Promise<number> {
         `state migrate: ${source.shown} holds no state and no backups${config.baseUrl === undefined ? '' : ` for ${config.baseUrl}`}; check --from (and --base-url); nothing was changed`,
       );
     }
-    if (!config.force && !(await target.isEmpty())) {
+    const replaced = await target.replaced(contents);
+    if (!config.force && replaced.length > 0) {
       throw new UsageError(
-        `state migrate: ${target.shown} already holds a state or backups; nothing was changed. Add --force to replace what it holds with ${source.shown}`,
+        `state migrate: ${target.shown} already holds the state or backups of ${replaced.join(', ')}; nothing was changed. Add --force to replace them with those of ${source.shown} (other accounts there are kept)`,
       );
     }
     await target.replace(contents);
-    const lost = compare(contents, await target.contents());
+    const lost = compare(contents, ofAccounts(await target.contents(), accountsOf(contents)));
     if (lost.length > 0)
       throw new Error(`state migrate: the copy differs from ${source.shown}: ${lost.join('; ')}`);
     io.stderr.write(

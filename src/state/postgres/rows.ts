@@ -164,10 +164,14 @@ export async function readAccounts(client: Client, schema: string): Promise<stri
   return rows.rows.map((row) => row.account);
 }
 
-/** Everything of the schema's accounts and backups goes; then `states` and `backups` are written. */
-export async function replaceAll(
+/**
+ * The state and backups of `accounts` go (the other accounts of the schema stay); then `states` and
+ * `backups` (of those accounts) are written. One transaction.
+ */
+export async function replaceAccounts(
   client: Client,
   schema: string,
+  accounts: string[],
   contents: {
     states: Array<{ account: string; state: StoredState }>;
     backups: Array<{ account: string; entry: BackupEntry }>;
@@ -175,8 +179,8 @@ export async function replaceAll(
 ): Promise<void> {
   const s = quoted(schema);
   await inTransaction(client, async () => {
-    await client.query(`DELETE FROM ${s}.accounts`);
-    await client.query(`DELETE FROM ${s}.backups`);
+    await client.query(`DELETE FROM ${s}.accounts WHERE account = ANY($1)`, [accounts]);
+    await client.query(`DELETE FROM ${s}.backups WHERE account = ANY($1)`, [accounts]);
     for (const { account, state } of contents.states) {
       await writeAccount(client, schema, account, state, { before: nothingWritten(), now: writtenOf(state) });
     }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { accountsOf, ofAccounts } from '../contents.js';
 import { canonicalBaseUrl } from '../file.js';
 import { heldMessage } from '../holder.js';
 import { StateLockError } from '../lock-error.js';
@@ -33,7 +34,7 @@ import {
   readAccounts,
   readBackupRows,
   readNotifiedRow,
-  replaceAll,
+  replaceAccounts,
   saveAccount,
   stateOf,
   writeNotifiedRow,
@@ -236,16 +237,15 @@ class PostgresStore implements StateStore {
     return this.withConnection((connection) => contentsOf(connection, this.#location.schema));
   }
 
-  async isEmpty(): Promise<boolean> {
-    const { states, backups } = await this.contents();
-    return states.length === 0 && backups.length === 0;
+  async replaced(contents: StoreContents): Promise<string[]> {
+    return [...accountsOf(ofAccounts(await this.contents(), accountsOf(contents)))];
   }
 
   replace(contents: StoreContents): Promise<void> {
     return this.withConnection(async (connection) => {
       const holders = await readHolders(connection.client, this.#location.schema, undefined);
       if (holders.length > 0) throw new StateLockError(heldMessage(holders, this.shown, 'an account'));
-      await replaceAll(connection.client, this.#location.schema, {
+      await replaceAccounts(connection.client, this.#location.schema, [...accountsOf(contents)], {
         states: contents.states.map((state) => ({ account: canonicalBaseUrl(state.base_url), state })),
         backups: contents.backups.map((entry) => ({ account: canonicalBaseUrl(entry.base_url), entry })),
       });
