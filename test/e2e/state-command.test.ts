@@ -99,6 +99,19 @@ describe('websites-sync state', () => {
     }
   });
 
+  it('a password never shown: one with # in a state URL (which then does not parse), one in --base-url', async () => {
+    const broken = 'postgres://ws:Tr0ub4dor#3xyz@127.0.0.1:5432/ops';
+    const fromEnv = await runCli(['state', 'show'], { ...env, WEBSITES_SYNC_STATE: broken });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toContain('WEBSITES_SYNC_STATE: "postgres://***@127.0.0.1:5432/ops" is not a URL');
+    const show = await runCli(['state', 'show', '--base-url', 'http://bob:basicpw-9f2@127.0.0.1:1'], env);
+    expect(show.stdout).toContain('No state for http://127.0.0.1:1 yet.');
+    for (const run of [fromEnv, show]) {
+      for (const secret of ['Tr0ub4dor', '3xyz', 'basicpw-9f2'])
+        expect(run.stdout + run.stderr).not.toContain(secret);
+    }
+  });
+
   it('a --state naming a directory is refused under the name it was given by', async () => {
     const run = await runCli(['state', 'show', '--state', dir], env);
     expect(run.code).toBe(1);

@@ -29,6 +29,26 @@ describe('a PostgreSQL state URL', () => {
     expect(() => parsePostgresUrl(url)).toThrow(/"postgres:\/\/\*\*\*@host:99999\/db" is not a URL/);
   });
 
+  it.each([
+    'postgres://ws:Tr0ub4dor#3xyz@127.0.0.1:55432/ops',
+    'postgres://ws:Tr0ub?4dor@127.0.0.1:55432/ops',
+    'postgres://ws:Tr0/ub4dor@127.0.0.1:55432/ops',
+  ])(
+    'a password with a reserved character, not percent-encoded (%s): not a URL, no part of it shown, and a secret',
+    (url) => {
+      const password = url.slice('postgres://ws:'.length, url.lastIndexOf('@'));
+      expect(stateSecrets(url)).toContain(password);
+      let message = '';
+      try {
+        parsePostgresUrl(url);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain('"postgres://***@127.0.0.1:55432/ops" is not a URL');
+      expect(message).not.toContain('Tr0');
+    },
+  );
+
   it('a password that is not valid percent-encoding (`50%off`) is a secret as written, not an internal error', () => {
     expect(stateSecrets('postgres://u:50%off@db/ops')).toEqual(['50%off']);
     expect(shownLocation('postgres://u:50%off@db/ops')).toBe('postgres://db/ops?schema=websites_sync');

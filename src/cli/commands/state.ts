@@ -1,4 +1,4 @@
-import { compareText, oneLine } from '../../model/index.js';
+import { compareText, oneLine, shownUrl } from '../../model/index.js';
 import {
   accountsOf,
   describeHolder,
@@ -35,7 +35,8 @@ async function show(config: Config, io: Io): Promise<number> {
       (state) => !config.baseUrl || sameBaseUrl(state.base_url, config.baseUrl),
     );
     const lines = [`State: ${store.shown}`, ...holderLines(holders)];
-    if (states.length === 0) lines.push(`No state${config.baseUrl ? ` for ${config.baseUrl}` : ''} yet.`);
+    if (states.length === 0)
+      lines.push(`No state${config.baseUrl ? ` for ${shownUrl(config.baseUrl)}` : ''} yet.`);
     for (const state of states) lines.push(...accountLines(state));
     const backups = contents.backups.filter(
       (b) => !config.baseUrl || sameBaseUrl(b.base_url, config.baseUrl),
@@ -59,7 +60,7 @@ function accountLines(state: StoredState): string[] {
     compareText(a.since, b.since),
   );
   return [
-    `Account ${state.base_url}:`,
+    `Account ${shownUrl(state.base_url)}:`,
     `  websites with recorded write-only fields: ${Object.keys(state.websites).length}`,
     `  protected: ${protectedSites.length}`,
     ...protectedSites.map(([id, entry]) => `    ${oneLine(entry.domain)} (id ${id})`),
@@ -86,13 +87,13 @@ async function migrate(config: Config, io: Io): Promise<number> {
     // A mistyped --from (or a --base-url of no account there) would copy nothing: with --force, a wipe.
     if (contents.states.length === 0 && contents.backups.length === 0) {
       throw new UsageError(
-        `state migrate: ${source.shown} holds no state and no backups${config.baseUrl === undefined ? '' : ` for ${config.baseUrl}`}; check --from (and --base-url); nothing was changed`,
+        `state migrate: ${source.shown} holds no state and no backups${config.baseUrl === undefined ? '' : ` for ${shownUrl(config.baseUrl)}`}; check --from (and --base-url); nothing was changed`,
       );
     }
     const replaced = await target.replaced(contents);
     if (!config.force && replaced.length > 0) {
       throw new UsageError(
-        `state migrate: ${target.shown} already holds the state or backups of ${replaced.join(', ')}; nothing was changed. Add --force to replace them with those of ${source.shown} (other accounts there are kept)`,
+        `state migrate: ${target.shown} already holds the state or backups of ${replaced.map((account) => shownUrl(account)).join(', ')}; nothing was changed. Add --force to replace them with those of ${source.shown} (other accounts there are kept)`,
       );
     }
     await target.replace(contents);

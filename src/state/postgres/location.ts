@@ -49,8 +49,11 @@ export function passwordsInText(text: string): string[] {
     return urlPasswords(new URL(text.trim()));
   } catch {
     const userinfo = /^[a-z]+:\/\/[^/@?#]*?:([^/@?#]*)@/i.exec(text.trim())?.[1];
+    // As shownUrl masks it: a password with `#`, `?` or `/` (why the URL does not parse) runs from the
+    // first `:` after the user to the last `@`.
+    const upToLastAt = /^[a-z]+:\/\/[^:@]*:(.*)@[^@]*$/is.exec(text.trim())?.[1];
     const parameters = [...text.matchAll(/[?&]password=([^&#]*)/g)].map((m) => m[1] ?? '');
-    const written = [userinfo ?? '', ...parameters];
+    const written = [userinfo ?? '', upToLastAt ?? '', ...parameters];
     return [...new Set([...written, ...written.map(decodedOrAsIs)])].filter((secret) => secret !== '');
   }
 }
@@ -76,9 +79,10 @@ export function parsePostgresUrl(text: string, name = '--state'): PostgresLocati
   try {
     url = new URL(text.trim());
   } catch {
-    // Without its query: a `password` parameter of a URL that does not parse is still a password.
+    // Its credentials masked first (up to the last `@`: a password may hold `#` or `?`, which is why
+    // it does not parse), then without its query: a `password` parameter is still a password.
     throw new StateLockError(
-      `${name}: "${shownUrl(text.trim().replace(/[?#].*$/s, ''))}" is not a URL; use postgres://USER@HOST:5432/DATABASE`,
+      `${name}: "${shownUrl(text.trim()).replace(/[?#].*$/s, '')}" is not a URL; use postgres://USER@HOST:5432/DATABASE, with the password's reserved characters (such as # ? @ / :) percent-encoded`,
     );
   }
   const schema = url.searchParams.get('schema') ?? DEFAULT_SCHEMA;
