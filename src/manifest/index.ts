@@ -8,7 +8,12 @@ import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
 import { parseManifestFast } from './fast-path.js';
-import { type Env, type InterpolationFailure, interpolateDocument } from './interpolate.js';
+import {
+  type Env,
+  type InterpolationFailure,
+  interpolateDocument,
+  type Substitution,
+} from './interpolate.js';
 import { issuesToFindings } from './issues.js';
 import { type Finding, formatPath, Locator } from './locate.js';
 import {
@@ -172,7 +177,8 @@ function readWithPositions(text: string, options: ParseOptions): ManifestResult 
   const problems = syntaxProblems(doc, locator, spans);
   if (doc.errors.length > 0) return result(problems);
 
-  const failures = interpolateDocument(doc, options.env);
+  const substituted: Substitution[] = [];
+  const failures = interpolateDocument(doc, options.env, substituted);
   let data: unknown;
   try {
     data = doc.toJS();
@@ -184,7 +190,32 @@ function readWithPositions(text: string, options: ParseOptions): ManifestResult 
 
   const reported = problems.map((problem) => problem.field).filter((field) => field !== '');
   const checked = checkData(data as Record<string, unknown>, failures, { locator, spans, reported });
-  return result([...problems, ...checked.problems], { file: options.file, ...checked.state });
+  const found = [...problems, ...checked.problems].map((problem) =>
+    unquoted(problem, substituted, options.env),
+  );
+  return result(found, { file: options.file, ...checked.state });
+}
+
+/**
+ * A problem's message without the values that came from the environment: `${VAR}` is how a secret is
+ * kept out of the repository, and one put in the wrong field (`privacy: ${SHOP_PASSWORD}`) would
+ * otherwise be quoted in the message ("got …"), and from there in a CI log or a pull request comment.
+ * The value is hidden as quoted whole, and each variable's own text wherever it appears (but a value of
+ * fewer than 4 characters, which hides nothing and would blank out common words).
+ */
+function unquoted(problem: Problem, substituted: Substitution[], env: Env): Problem {
+  let message = problem.message;
+  for (const { value, names } of substituted) {
+    const hidden = `the value of ${names.map((name) => `\${${name}}`).join(', ')} (not shown)`;
+    const texts = names.map((name) => env[name] ?? '').filter((text) => text.length >= 4);
+    // In any case: a message may show a value lower-cased (a domain's).
+    const anyCase = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+    for (const quoted of new Set([describeValue(value), JSON.stringify(value)])) {
+      if (value !== '') message = message.replace(anyCase(quoted), hidden);
+    }
+    for (const text of texts) message = message.replace(anyCase(text), `\${${names.join(', ')}}`);
+  }
+  return message === problem.message ? problem : { ...problem, message };
 }
 
 function readError(error: unknown): string {

@@ -74,8 +74,23 @@ export interface InterpolationFailure {
   message: string;
 }
 
-/** Replaces references in every string value of the tree in place; returns what could not be resolved. */
-export function interpolateDocument(doc: Document, env: Env): InterpolationFailure[] {
+/** A value that took text from the environment: what it became, and the variables it names. */
+export interface Substitution {
+  value: string;
+  names: string[];
+}
+
+const NAMED = new RegExp(`(?<!\\$)\\$\\{(${REFERENCE_SYNTAX.name})`, 'g');
+
+/**
+ * Replaces references in every string value of the tree in place; returns what could not be resolved.
+ * Each value that took text from the environment is added to `substituted`.
+ */
+export function interpolateDocument(
+  doc: Document,
+  env: Env,
+  substituted: Substitution[] = [],
+): InterpolationFailure[] {
   const failures: InterpolationFailure[] = [];
   const walk = (node: unknown, path: Path): void => {
     if (isMap(node)) {
@@ -87,8 +102,12 @@ export function interpolateDocument(doc: Document, env: Env): InterpolationFailu
       for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
     } else if (isScalar(node) && typeof node.value === 'string') {
       const result = interpolateString(node.value, env, path[path.length - 1] !== 'password');
-      if ('value' in result) node.value = result.value;
-      else for (const message of result.errors) failures.push({ path, message });
+      if (!('value' in result)) for (const message of result.errors) failures.push({ path, message });
+      else if (result.value !== node.value) {
+        const names = [...node.value.matchAll(NAMED)].map((match) => match[1] ?? '');
+        substituted.push({ value: result.value, names });
+        node.value = result.value;
+      }
     }
   };
   walk(doc.contents as Node | null, []);

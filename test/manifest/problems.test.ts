@@ -470,4 +470,38 @@ describe('all problems at once', () => {
     expect(result.problems.map((p) => p.field)).toEqual(['websites[0].password', 'websites[1].password']);
     for (const problem of result.problems) expect(problem.message).not.toContain('correct-horse');
   });
+
+  it('never quotes a value from the environment: a secret in the wrong field is named by its variable', () => {
+    const secret = 'Other-Secret-Value-4242';
+    const result = parseLines(
+      [
+        'version: 1',
+        'websites:',
+        '  - domain: a.com',
+        '    privacy: ${SHOP_SECRET}',
+        '    email: ${SHOP_SECRET}',
+        '  - domain: x ${SHOP_SECRET}.com',
+        "    exclude_ips: ['${SHOP_SECRET}']",
+      ],
+      { SHOP_SECRET: secret },
+    );
+    expect(result.problems.map((p) => p.field)).toEqual([
+      'websites[0].privacy',
+      'websites[0].email',
+      'websites[1].domain',
+      'websites[1].exclude_ips[0]',
+    ]);
+    for (const problem of result.problems) {
+      expect(problem.message).not.toMatch(/other-secret/i);
+      expect(problem.message).toContain('${SHOP_SECRET}');
+    }
+    expect(result.problems[0]?.message).toContain('the value of ${SHOP_SECRET} (not shown)');
+    // Part of a value, quoted on its own, is hidden too; a short value is left (it hides nothing).
+    const part = parseLines(
+      ['version: 1', 'websites:', '  - domain: a.com', "    exclude_params: ['${A} ${B}']"],
+      { A: 'Other-Secret-Value-4242', B: 'x' },
+    );
+    expect(part.problems).toHaveLength(1);
+    expect(part.problems[0]?.message).not.toMatch(/other-secret/i);
+  });
 });
