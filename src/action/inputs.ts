@@ -87,7 +87,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     state,
     planBranch: own('plan-branch') || 'websites-sync-plans',
     applyUnreviewed: booleanInput('apply-unreviewed', own('apply-unreviewed') || 'false'),
-    driftLabel: own('drift-label') || 'websites-sync-drift',
+    driftLabel: driftLabel(own('drift-label') || 'websites-sync-drift'),
     gitTimeoutMs: gitTimeout(own('git-timeout') || '5m'),
     flags,
   };
@@ -111,6 +111,20 @@ function flagsOf(name: string, value: string): string[] {
   }
   if (spec.type === 'boolean') return booleanInput(name, value) ? [`--${name}`] : [];
   return [`--${name}=${value}`];
+}
+
+/**
+ * The drift issue is found by listing the open issues with this label, and GitHub reads the list's
+ * `labels` as comma-separated names that must all match: a label with a comma would never find the
+ * issue, and every run would open another.
+ */
+function driftLabel(value: string): string {
+  if (value.includes(',')) {
+    throw new UsageError(
+      `input drift-label: "${value}" holds a comma, which GitHub's issue search reads as two labels; use one label without commas`,
+    );
+  }
+  return value;
 }
 
 const GIT_TIMEOUT = { minMs: 1_000, maxMs: 3_600_000 };

@@ -39,6 +39,10 @@ describe('readInputs', () => {
     [{ command: 'apply', 'apply-unreviewed': 'maybe' }, 'input apply-unreviewed: "maybe" is not a boolean'],
     [{ command: 'plan', 'git-timeout': '2h' }, 'input git-timeout: "2h" is not a duration from 1s to 1h'],
     [{ command: 'plan', 'git-timeout': 'soon' }, 'input git-timeout: "soon" is not a duration from 1s to 1h'],
+    [
+      { command: 'drift', 'drift-label': 'sync,drift' },
+      'input drift-label: "sync,drift" holds a comma, which GitHub\'s issue search reads as two labels',
+    ],
   ])('refuses %j', (inputs, message) => {
     expect(() => readInputs(env(inputs))).toThrow(message);
   });
