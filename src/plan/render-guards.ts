@@ -21,9 +21,18 @@ export function changeGuardNote(plan: Plan, change: Change): string | undefined 
 export function guardNotes(plan: Plan): string[] {
   const notes: string[] = [];
   const unknown = plan.changes.filter((c) => c.kind === 'delete' && c.traffic?.kind === 'unknown');
-  if (unknown.length > 0) {
+  // One let through by allow_delete_with_traffic or --force goes ahead under strict too: said so.
+  const lenient = unknown.filter((c) => c.kind === 'delete' && c.traffic?.allowedBy === undefined);
+  const allowed = unknown.filter((c) => c.kind === 'delete' && c.traffic?.allowedBy !== undefined);
+  const domains = (changes: Change[]) => changes.map((c) => c.domain).join(', ');
+  if (lenient.length > 0) {
     notes.push(
-      `Note: traffic unknown for ${unknown.length} delete(s) (${unknown.map((c) => c.domain).join(', ')}): traffic_guard is lenient, so they go ahead; set traffic_guard: strict to refuse them`,
+      `Note: traffic unknown for ${lenient.length} delete(s) (${domains(lenient)}): traffic_guard is lenient, so they go ahead; set traffic_guard: strict to refuse them`,
+    );
+  }
+  if (allowed.length > 0) {
+    notes.push(
+      `Note: traffic unknown for ${allowed.length} delete(s) (${domains(allowed)}): they go ahead, let through by allow_delete_with_traffic: true or --force`,
     );
   }
   if (plan.capacity) notes.push(`Note: ${capacityText(plan.capacity)}.`);

@@ -95,6 +95,18 @@ describe('guardTraffic', () => {
     });
   });
 
+  it('the note under the plan says why a delete of unknown traffic goes ahead: lenient, or let through under strict', () => {
+    const lenient = renderText(guard({ 1: unknown }), { color: false });
+    expect(lenient).toContain('traffic_guard is lenient, so they go ahead');
+    const allowed = renderText(guard({ 1: unknown }, { mode: 'strict', allowed: ['shop.example.com'] }), {
+      color: false,
+    });
+    expect(allowed).toContain(
+      'traffic unknown for 1 delete(s) (shop.example.com): they go ahead, let through by allow_delete_with_traffic: true or --force',
+    );
+    expect(allowed).not.toContain('lenient');
+  });
+
   it('a refused delete of a name with control characters is counted in every summary (shown escaped)', () => {
     const hostile = guardTraffic(plan([del(1, 'ev\u001b[8mil.example.com')]), {
       settings: { windowDays: 30, mode: 'lenient' },
