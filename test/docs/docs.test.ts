@@ -6,6 +6,7 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/args.js';
+import { jsonOutputSchema } from '../../src/cli/json-output-schema.js';
 import { runCli } from '../helpers/cli.js';
 
 // The docs a newcomer walks: every page reachable, every link and anchor landing somewhere, and every
@@ -147,5 +148,13 @@ describe("the manifest reference's sample", () => {
     const run = await runCli(['validate', '-f', 'websites.yaml'], {}, dir);
     expect(run.code).toBe(1);
     expect(`${run.stdout}${run.stderr}`).toBe(sample);
+  });
+});
+
+describe("the JSON plan reference's example", () => {
+  it('is a plan the output schema accepts, strictly: every key it requires is shown', () => {
+    const example = /```json\n([\s\S]*?)\n```/.exec(read('docs/reference/json-plan.md'))?.[1] ?? '';
+    const checked = jsonOutputSchema.safeParse(JSON.parse(example));
+    expect(checked.error?.issues ?? []).toEqual([]);
   });
 });
