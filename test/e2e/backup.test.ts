@@ -114,6 +114,10 @@ describe('restore DOMAIN', () => {
       expect(run.stdout).toContain('domain: pw.example.com');
       expect(run.stdout).not.toContain('xn--bcher-kva.example');
     }
+    // Two spellings of one website at once are one request: one entry, no "no backup".
+    const both = await runCli(['restore', 'pw.example.com', 'www.pw.example.com'], env);
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stdout.match(/domain: pw\.example\.com/g)).toHaveLength(1);
     const idn = await runCli(['restore', 'Bücher.example'], env);
     expect(idn.code, idn.stderr).toBe(0);
     expect(idn.stdout).toContain('domain: xn--bcher-kva.example');

@@ -59,9 +59,10 @@ function pick(backups: Map<string, BackupEntry>, domains: readonly string[], pat
   for (const input of domains) {
     const canonical = canonicalDomain(input);
     if ('error' in canonical) throw new UsageError(`restore: ${canonical.error}`);
+    // Two spellings of one website (`old.example.com www.old.example.com`) are one request: keyed by
+    // the name a manifest entry would mean, or the second finds no backup left to match.
     const { domain, written } = canonical;
-    if (!asked.has(written ?? domain))
-      asked.set(written ?? domain, { input, name: { domain, writtenDomain: written } });
+    if (!asked.has(domain)) asked.set(domain, { input, name: { domain, writtenDomain: written } });
   }
   const entryOf = new Map([...backups.values()].map((entry) => [recordOf(entry), entry]));
   const wanted = [...asked.values()];
