@@ -52,7 +52,7 @@ function unusableMessage(options: ReadStateOptions, loaded: LoadedState, keptAs:
     : 'What protections and pending deletes it holds cannot be read';
   const notInForce = partial ? 'what cannot be read is NOT in force' : 'they are NOT in force';
   const where = keptAs
-    ? `It was kept as ${keptAs}; a new state file is written`
+    ? `It was kept as ${keptAs}; a new state file is written once a run has something to record`
     : 'It is left as it is (a dry run writes nothing; the next real run keeps it aside first)';
   const file = keptAs ?? statePath;
   const foreign = !partial && held?.readable && held.baseUrl !== undefined;

@@ -30,7 +30,8 @@ Options:
   --host H                    address to bind (default 127.0.0.1)
   --api-key KEY               the accepted API key (default $SIMULATOR_API_KEY, else test-key)
   --seed-file PATH            websites to start with: a JSON or YAML list of
-                              {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password};
+                              {domain, privacy, email, exclude_bots, exclude_params, exclude_ips, password}
+                              in the service's own terms (privacy 0, 1 or 2; email 0 or 1), not the manifest's;
                               stored_as_written: true keeps the domain exactly as given
                               (a record stored before the service lower-cased names);
                               visitors_last_30d: the traffic /api/v1/stats/{id} reports
