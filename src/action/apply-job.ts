@@ -5,7 +5,8 @@ import { escapeMarkdown } from '../plan/index.js';
 import { type ReadSavedPlan, readSavedPlan } from '../saved-plan/index.js';
 import { commitToBranch, readBranchFile, readBranchInto, replaceWithDirectory } from './branch.js';
 import type { JobContext } from './context.js';
-import { type MergedPull, mergedPullOf, STALE_MARKER, upsertComment } from './github.js';
+import { type MergedPull, mergedPullOf, upsertComment } from './github.js';
+import { markerOf, planFileOf, shownManifest } from './manifest-keys.js';
 import { commentBody, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { type SyncReport, syncOnce } from './sync.js';
 
@@ -36,7 +37,7 @@ async function applyReviewedOrFresh(ctx: JobContext): Promise<number> {
   const reviewed = merged ? await reviewedPlan(ctx, merged) : undefined;
   if (merged && reviewed) return applyReviewed(ctx, merged, reviewed);
   const why = merged
-    ? `No reviewed plan was kept for the head commit \`${merged.headSha}\` of #${merged.number} (its plan job did not finish, failed, or was refused).`
+    ? `No reviewed plan of ${shownManifest(ctx.manifest)} was kept for the head commit \`${merged.headSha}\` of #${merged.number} (its plan job did not finish, failed, or was refused).`
     : `No merged pull request for commit \`${ctx.sha}\` (a direct push?), so no reviewed plan.`;
   if (!ctx.inputs.applyUnreviewed) {
     const text = `### websites-sync apply\n\n> [!CAUTION]\n> ${why} Nothing was applied. Review the change in a pull request, or set \`apply-unreviewed: true\` to apply a fresh plan on such pushes.`;
@@ -51,7 +52,8 @@ async function applyReviewedOrFresh(ctx: JobContext): Promise<number> {
 }
 
 async function reviewedPlan(ctx: JobContext, merged: MergedPull): Promise<ReadSavedPlan | undefined> {
-  const text = await readBranchFile(ctx.store(ctx.inputs.planBranch), `${merged.headSha}.json`);
+  const file = planFileOf(merged.headSha, ctx.manifest);
+  const text = await readBranchFile(ctx.store(ctx.inputs.planBranch), file);
   if (text === undefined) return undefined;
   const path = join(ctx.temp, `reviewed-${merged.headSha}.json`);
   await writeFile(path, text, { mode: 0o600 });
@@ -64,19 +66,20 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
   const report = await syncOnce({ config: ctx.config([]), io: ctx.io, saved });
   const stale = report.result.stale;
   if (!stale) {
-    const head = `### websites-sync apply\n\nApplied the plan reviewed in #${merged.number} (commit \`${merged.headSha}\`).`;
+    const head = `### websites-sync apply\n\nApplied the plan reviewed in #${merged.number} for ${shownManifest(ctx.manifest)} (commit \`${merged.headSha}\`).`;
     return finish(ctx, report, [head]);
   }
   const reasons = stale.map((reason) => `> - ${escapeMarkdown(reason)}`);
   const head = [
-    `### websites-sync apply\n\n> [!CAUTION]\n> **Not applied: the plan reviewed in #${merged.number} is stale**; nothing was changed. Since the review:`,
+    `### websites-sync apply\n\n> [!CAUTION]\n> **Not applied: the plan reviewed in #${merged.number} for ${shownManifest(ctx.manifest)} is stale**; nothing was changed. Since the review:`,
     ...reasons,
   ].join('\n');
   core.setFailed(`stale plan: the plan reviewed in #${merged.number} no longer matches; nothing was applied`);
   const fresh = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
   const next = `A fresh plan, for the account and manifest as they are now, is below: review it in a new pull request (its plan is applied after merge).`;
-  const body = commentBody(ctx, STALE_MARKER, [head, next], fresh);
-  await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, STALE_MARKER, body);
+  const marker = markerOf('stale plan', ctx.manifest);
+  const body = commentBody(ctx, marker, [head, next], fresh);
+  await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, marker, body);
   await writeJobSummary(ctx, [head, next, summaryMarkdown(fresh)]);
   setOutputs(ctx, { exitStatus: 1, report: fresh, summary: body });
   return 1;

@@ -7,6 +7,7 @@ import { backupPathFor } from '../state/index.js';
 import { type BranchStore, trackedUnder } from './branch.js';
 import { connectGitHub, type GitHub, type Repo } from './github.js';
 import type { ActionInputs } from './inputs.js';
+import { DEFAULT_MANIFEST, manifestName } from './manifest-keys.js';
 
 // What every job of the Action works with: its inputs, the event, the GitHub client, where its files
 // go, and one Io whose every output passes through the redactor (and whose stderr is kept, to quote a
@@ -19,6 +20,8 @@ export interface JobContext {
   eventName: string;
   payload: typeof githubContext.payload;
   sha: string;
+  /** The manifest's path in the checkout (`/`-separated): what the comments, issue and plans are named by. */
+  manifest: string;
   github: GitHub;
   /** The run's page, where its job summary is. */
   runUrl: string;
@@ -80,6 +83,7 @@ export async function jobContext(
     eventName: ctx.eventName,
     payload: ctx.payload,
     sha: ctx.sha,
+    manifest: manifestName(workspace, manifestPath(inputs, runEnv)),
     github: connectGitHub(inputs.githubToken, ctx.apiUrl, githubTimeoutMs(config)),
     runUrl,
     workspace,
@@ -105,6 +109,20 @@ function githubTimeoutMs(config: (flags: string[]) => Config): number {
     return config(['--dry-run']).timeoutMs;
   } catch {
     return parseConfig(['--once'], {}).timeoutMs;
+  }
+}
+
+/**
+ * The manifest's path as the run reads it, from the manifest input (or the job's environment) alone:
+ * a failure of another input still names the comment that says so after the right manifest. The
+ * default when even that cannot be read (the job fails on it anyway).
+ */
+function manifestPath(inputs: ActionInputs, env: NodeJS.ProcessEnv): string {
+  try {
+    const flags = inputs.flags.filter((flag) => flag.startsWith('--manifest='));
+    return parseConfig(['--once', ...flags], env).manifest;
+  } catch {
+    return DEFAULT_MANIFEST;
   }
 }
 

@@ -4,7 +4,8 @@ import * as core from '@actions/core';
 import { formatDuration } from '../model/index.js';
 import { readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
-import { closeIssue, DRIFT_MARKER, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
+import { closeIssue, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
+import { markerOf, shownManifest } from './manifest-keys.js';
 import { commentBody, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { syncOnce } from './sync.js';
 
@@ -21,18 +22,19 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
   const drift = report.code === 2 || report.code === 3 || (report.code === 1 && changes);
   const where = ctx.repo;
   const label = ctx.inputs.driftLabel;
-  const open = await findDriftIssue(ctx.github, where, label);
+  const marker = markerOf('drift', ctx.manifest);
+  const open = await findDriftIssue(ctx.github, where, { label, marker });
   const since = open ? new Date(open.createdAt) : now;
   const lasted = formatDuration(now.getTime() - since.getTime());
   let head: string;
   if (drift) {
-    head = `### websites-sync drift\n\n**The account differs from the manifest**, since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
-    const body = commentBody(ctx, DRIFT_MARKER, [head, ...leadOf(report)], report);
+    head = `### websites-sync drift\n\n**The account differs from the manifest** (${shownManifest(ctx.manifest)}), since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
+    const body = commentBody(ctx, marker, [head, ...leadOf(report)], report);
     if (open) await updateIssue(ctx.github, { ...where, number: open.number }, body);
     const issue =
       open ??
       (await openDriftIssue(ctx.github, where, {
-        title: 'websites-sync: the account drifted from the manifest',
+        title: `websites-sync: the account drifted from ${ctx.manifest}`,
         body,
         label,
       }));

@@ -2,7 +2,7 @@ import { getOctokit } from '@actions/github';
 
 // The GitHub REST calls of the Action, through the toolkit's Octokit: the one living comment of a pull
 // request, the merged pull request of a commit, and the one drift issue. Each thing the Action writes
-// carries a hidden marker, so it is found again instead of written anew.
+// carries a hidden marker (its manifest's: manifest-keys.ts), so it is found again instead of written anew.
 
 export type GitHub = ReturnType<typeof getOctokit>;
 
@@ -10,11 +10,6 @@ export interface Repo {
   owner: string;
   repo: string;
 }
-
-export const PLAN_MARKER = '<!-- websites-sync plan -->';
-/** The comment on a merged pull request whose reviewed plan was stale at the apply. */
-export const STALE_MARKER = '<!-- websites-sync stale plan -->';
-export const DRIFT_MARKER = '<!-- websites-sync drift -->';
 
 /** The most pages of a list read (100 items each): a list that never ends is an error, not a hang. */
 export const MAX_PAGES = 100;
@@ -193,11 +188,11 @@ export interface DriftIssue {
   url: string;
 }
 
-/** The open drift issue: labelled `label`, with the marker (a label alone can be put on anything). */
+/** The open drift issue: labelled `label`, with `marker` (a label alone can be put on anything). */
 export async function findDriftIssue(
   github: GitHub,
   where: Repo,
-  label: string,
+  { label, marker }: { label: string; marker: string },
 ): Promise<DriftIssue | undefined> {
   const issues = await allPages(
     github.paginate.iterator(github.rest.issues.listForRepo, {
@@ -209,7 +204,7 @@ export async function findDriftIssue(
     `the open issues labelled ${label}`,
   );
   // As for the plan comment: an issue template can label anyone's issue, so its author counts too.
-  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(DRIFT_MARKER) && mayCarryPlan(i));
+  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(marker) && mayCarryPlan(i));
   return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;
 }
 

@@ -18,7 +18,7 @@ export interface ActionInputs {
   stateBranch: string;
   /** `state`: a postgres:// URL, from a secret, when the state is in PostgreSQL (then no state branch). */
   state: string;
-  /** The branch the signed plans are kept on, one file per pull request head commit. */
+  /** The branch the signed plans are kept on, one file per pull request head commit and manifest. */
   planBranch: string;
   /** `apply` on a push without a reviewed plan: apply a fresh plan (true) or fail (false). */
   applyUnreviewed: boolean;

@@ -4,7 +4,8 @@ import * as core from '@actions/core';
 import { UsageError } from '../cli/index.js';
 import { commitToBranch, putFile, readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
-import { PLAN_MARKER, upsertComment } from './github.js';
+import { upsertComment } from './github.js';
+import { markerOf, planFileOf, shownManifest } from './manifest-keys.js';
 import { commentBody, failureText, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { type SyncReport, syncOnce } from './sync.js';
 
@@ -33,12 +34,13 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
   }
   // A plan that cannot be kept (no `contents: write`?) is still shown, saying so; then the job fails.
   const notKept = report.saved ? await keepPlan(ctx, pull.headSha, savedPlan) : undefined;
+  const marker = markerOf('plan', ctx.manifest);
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
-  const head = headOf(pull, report, notKept);
-  const body = commentBody(ctx, PLAN_MARKER, head, report);
+  const head = headOf(ctx, pull, report, notKept);
+  const body = commentBody(ctx, marker, head, report);
   await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
-  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, PLAN_MARKER, body);
+  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, marker, body);
   core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
   setOutputs(ctx, {
     exitStatus: report.code,
@@ -76,23 +78,36 @@ function pullRequestOf(ctx: JobContext): PullRequest {
   return { number: pull.number, headSha: head.sha, fork: head.repo?.full_name !== base.repo?.full_name };
 }
 
-function headOf(pull: PullRequest, report: SyncReport, notKept: string | undefined): string[] {
+function headOf(
+  ctx: JobContext,
+  pull: PullRequest,
+  report: SyncReport,
+  notKept: string | undefined,
+): string[] {
   let kept = report.saved
     ? `The signed plan is kept for commit \`${pull.headSha}\`: after merge, exactly it is applied.`
     : 'This plan is not kept: it cannot be applied after merge.';
   if (notKept) kept = `**The signed plan could not be kept** (${notKept}): it cannot be applied after merge.`;
-  return [`Plan for commit \`${pull.headSha}\`. ${kept}`, ...leadOf(report)];
+  return [
+    `Plan of ${shownManifest(ctx.manifest)} for commit \`${pull.headSha}\`. ${kept}`,
+    ...leadOf(report),
+  ];
 }
 
 /**
- * The signed plan on the plans branch, one file per head commit (a later push adds its own); why it
- * could not be kept, if so.
+ * The signed plan on the plans branch, one file per head commit and manifest (a later push adds its
+ * own; another manifest's plan of the same commit is another file); why it could not be kept, if so.
  */
 async function keepPlan(ctx: JobContext, sha: string, path: string): Promise<string | undefined> {
   const text = await readFile(path, 'utf8');
   const store = ctx.store(ctx.inputs.planBranch);
   try {
-    await commitToBranch(store, `websites-sync plan for ${sha}`, putFile(ctx.workspace, `${sha}.json`, text));
+    const file = planFileOf(sha, ctx.manifest);
+    await commitToBranch(
+      store,
+      `websites-sync plan for ${sha} (${ctx.manifest})`,
+      putFile(ctx.workspace, file, text),
+    );
     return undefined;
   } catch (error) {
     return ctx.io.redactor.show((error as Error).message);
@@ -116,12 +131,13 @@ async function forkNotice(ctx: JobContext): Promise<number> {
 /** The living comment says the plan failed, and why (redacted), instead of showing an older plan. */
 async function reportFailure(ctx: JobContext, pull: PullRequest, error: unknown): Promise<void> {
   const head = [
-    `### websites-sync plan\n\n> [!CAUTION]\n> No plan for commit \`${pull.headSha}\`: the run failed.`,
+    `### websites-sync plan\n\n> [!CAUTION]\n> No plan for commit \`${pull.headSha}\` (${shownManifest(ctx.manifest)}): the run failed.`,
     failureText(ctx, error),
   ];
-  const body = commentBody(ctx, PLAN_MARKER, head);
+  const marker = markerOf('plan', ctx.manifest);
+  const body = commentBody(ctx, marker, head);
   setOutputs(ctx, { exitStatus: 1, summary: body });
-  await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, PLAN_MARKER, body).catch((e: Error) =>
+  await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, marker, body).catch((e: Error) =>
     core.warning(`cannot comment on #${pull.number}: ${ctx.io.redactor.show(e.message)}`),
   );
 }

@@ -442,6 +442,58 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     expectNoSecret(run);
   });
 
+  it('two manifests planned on one pull request: a comment and a kept plan each, and each apply finds its own', async () => {
+    // staging.yaml is another account's (its own key, service and state), as a second step plans it.
+    const staging = await startSimulator({ apiKey: KEY, websites: SEED });
+    const stagingInputs = {
+      manifest: 'staging.yaml',
+      'base-url': staging.url,
+      'state-file': '.websites-sync-staging/state.json',
+      'state-branch': 'websites-sync-state-staging',
+    };
+    try {
+      writeFileSync(
+        join(runner.workspace, 'staging.yaml'),
+        'version: 1\nwebsites:\n  - domain: keep.example.com\n',
+      );
+      git(runner.workspace, 'add', 'staging.yaml');
+      git(runner.workspace, 'commit', '-q', '-m', 'staging');
+      git(runner.workspace, 'push', '-q', 'origin', 'main');
+      await converge();
+      git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+      const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+      // Production first, then staging with no changes: the second must not replace the first.
+      expect((await planOn(7, head)).code).toBe(0);
+      expect((await planOn(7, head, stagingInputs)).code).toBe(0);
+      const comments = github.comments.get(7) ?? [];
+      expect(comments).toHaveLength(2);
+      const [prod, stage] = comments;
+      expect(prod?.body.startsWith('<!-- websites-sync plan -->')).toBe(true);
+      expect(prod?.body).toContain('shop.example.com');
+      expect(stage?.body.startsWith('<!-- websites-sync plan: staging.yaml -->')).toBe(true);
+      expect(stage?.body).toContain('`staging.yaml`');
+      expect(stage?.body).not.toContain('shop.example.com');
+      expect(branchFiles('websites-sync-plans').sort()).toEqual([
+        `${head}.json`,
+        `${head}.staging.yaml.json`,
+      ]);
+
+      const before = git(runner.workspace, 'rev-parse', 'origin/main');
+      const merged = merge(7, head, WITH_SHOP);
+      const applied = await applyOn(merged, before);
+      expect(applied.code, applied.stdout).toBe(0);
+      expect(applied.summary).toContain('Applied the plan reviewed in #7 for `websites.yaml`');
+      expect(simulator.listWebsites().map((w) => w.domain)).toContain('shop.example.com');
+      const stagingApplied = await applyOn(merged, before, stagingInputs);
+      expect(stagingApplied.code, stagingApplied.stdout).toBe(0);
+      expect(stagingApplied.summary).toContain('Applied the plan reviewed in #7 for `staging.yaml`');
+      expect(staging.listWebsites().map((w) => w.domain)).not.toContain('shop.example.com');
+      expect(github.comments.get(7)).toHaveLength(2);
+    } finally {
+      await staging.close();
+    }
+  });
+
   it('a push no reviewed plan covers applies nothing, unless the workflow opts in, and says so', async () => {
     const before = git(runner.workspace, 'rev-parse', 'HEAD');
     const sha = commitManifest(runner.workspace, WITH_SHOP, 'direct push');
