@@ -47,7 +47,7 @@ export function connectGitHub(token: string, apiUrl: string, timeoutMs: number):
         failure = error;
       }
       if (signal.aborted) throw new Error(`GitHub did not answer ${call} within ${timeoutMs / 1000} s`);
-      if (options.method === 'GET' && attempt < READ_ATTEMPTS && transient(failure)) {
+      if (isRead(options) && attempt < READ_ATTEMPTS && transient(failure)) {
         await new Promise((resolve) => setTimeout(resolve, RETRY_WAITS_MS[attempt - 1]));
         continue;
       }
@@ -55,6 +55,11 @@ export function connectGitHub(token: string, apiUrl: string, timeoutMs: number):
     }
   });
   return github;
+}
+
+/** A GET, or the Action's one GraphQL call: a query (who the token is), never a mutation. */
+function isRead(options: { method: string; url?: string; [key: string]: unknown }): boolean {
+  return options.method === 'GET' || pathOf(options).endsWith('/graphql');
 }
 
 /** A route's `{owner}` filled in; a next page's URL without its origin and query. */
@@ -139,12 +144,11 @@ export async function upsertComment(
     }),
     `the comments of #${number}`,
   );
-  // The marker opens the body, and anyone can write it: only a comment of a bot (the token's, whichever
-  // app it is) or of the repository's owner, a member of its organisation or a collaborator is edited.
-  // Editing a contributor's would put the plan under their name, and they could then edit it into
-  // another plan. A bot's is preferred.
-  const marked = comments.filter((c) => c.body?.startsWith(marker) && mayCarryPlan(c));
-  const mine = marked.find((c) => c.user?.type === 'Bot') ?? marked[0];
+  // The marker opens the body, and anyone can write it: only a comment the token itself wrote is
+  // edited. A contributor's would put the plan under their name, for them to edit into another plan;
+  // another app's (a bot too) may not be the token's to edit (403), or is that app's own text.
+  const identity = await tokenIdentity(github);
+  const mine = comments.find((c) => c.body?.startsWith(marker) && writtenBy(c.user, identity));
   if (mine) {
     const { data } = await github.rest.issues.updateComment({ owner, repo, comment_id: mine.id, body });
     return { id: data.id, created: false, url: data.html_url };
@@ -153,14 +157,35 @@ export async function upsertComment(
   return { id: data.id, created: true, url: data.html_url };
 }
 
-/**
- * Who may have written a living comment or issue: a bot, or the owner, an organisation member or a
- * collaborator (a personal token's user is one).
- */
-const WRITERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+/** The account a token writes as: `id` when GitHub gave it (a user's or a bot's number). */
+export interface TokenIdentity {
+  login: string;
+  id?: number;
+}
 
-function mayCarryPlan(comment: { user?: { type?: string } | null; author_association?: string }): boolean {
-  return comment.user?.type === 'Bot' || WRITERS.has(comment.author_association ?? '');
+/**
+ * Who the token writes as: GraphQL's `viewer` answers for every kind of token (the job's own,
+ * `github-actions[bot]`; an App's installation token, `<app slug>[bot]`; a personal token, its user),
+ * where REST's GET /user refuses an installation token and GET /app wants the App's own JWT.
+ */
+export async function tokenIdentity(github: GitHub): Promise<TokenIdentity> {
+  const { viewer } = await github.graphql<{ viewer: { login: string; databaseId?: number | null } }>(
+    'query { viewer { login databaseId } }',
+  );
+  return { login: viewer.login, ...(typeof viewer.databaseId === 'number' ? { id: viewer.databaseId } : {}) };
+}
+
+/**
+ * Whether `user` (a comment's or an issue's author) is the token's account: by number when both have
+ * one (a login can be renamed and taken again), else by login (which ignores case).
+ */
+function writtenBy(
+  user: { login?: string; id?: number } | null | undefined,
+  identity: TokenIdentity,
+): boolean {
+  if (!user) return false;
+  if (identity.id !== undefined && user.id !== undefined) return user.id === identity.id;
+  return user.login?.toLowerCase() === identity.login.toLowerCase();
 }
 
 export interface MergedPull {
@@ -203,8 +228,12 @@ export async function findDriftIssue(
     }),
     `the open issues labelled ${label}`,
   );
-  // As for the plan comment: an issue template can label anyone's issue, so its author counts too.
-  const found = issues.find((i) => !i.pull_request && i.body?.startsWith(marker) && mayCarryPlan(i));
+  // As for the plan comment: an issue template can label anyone's issue, another app can write the
+  // marker; only the token's own issue is the drift issue.
+  const identity = await tokenIdentity(github);
+  const found = issues.find(
+    (i) => !i.pull_request && i.body?.startsWith(marker) && writtenBy(i.user, identity),
+  );
   return found ? { number: found.number, createdAt: found.created_at, url: found.html_url } : undefined;
 }
 

@@ -13,7 +13,7 @@ import {
   runAction,
   runnerFor,
 } from '../helpers/action.js';
-import { COMMENT_LIMIT, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
+import { COMMENT_LIMIT, type Comment, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
 import { pullRequestEvent, pushEvent, scheduleEvent } from '../helpers/github-events.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -108,6 +108,24 @@ async function converge(): Promise<void> {
   expect(run.code, run.stderr).toBe(0);
 }
 
+/** A comment on #number written by `user` before the Action ran. */
+function commentBy(number: number, id: number, user: Comment['user'], body: string): Comment {
+  return {
+    id,
+    node_id: `IC_${id}`,
+    url: `${github.url}/repos/acme/sites/issues/comments/${id}`,
+    html_url: `https://github.com/acme/sites/pull/${number}#issuecomment-${id}`,
+    issue_url: `${github.url}/repos/acme/sites/issues/${number}`,
+    body,
+    user,
+    created_at: '2026-11-26T08:00:00Z',
+    updated_at: '2026-11-26T08:00:00Z',
+    author_association: 'NONE',
+  };
+}
+
+const OTHER_APP = { login: 'my-other-app[bot]', id: 5550001, type: 'Bot' };
+
 describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS }, () => {
   it('comments the plan, edits the same comment on the next push, and keeps the signed plan per head', async () => {
     await converge();
@@ -175,6 +193,34 @@ describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS },
     expect(ours?.user.type).toBe('Bot');
     expect(ours?.body).toContain('shop.example.com');
     expect(more).toEqual([]);
+  });
+
+  it("another app's comment with the marker is not the plan comment: only the token's own account's is edited", async () => {
+    // The token is an App's installation token (actions/create-github-app-token): it writes as the
+    // App's bot, and neither another App's comment nor one the job's default token wrote is its own.
+    await github.close();
+    const app = { login: 'websites-sync-app[bot]', id: 5550002, type: 'Bot' };
+    github = await startFakeGitHub({ owner: 'acme', repo: 'sites', token: TOKEN, identity: app });
+    runner.apiUrl = github.url;
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const theirs = '<!-- websites-sync plan -->\nAnother app writes this comment.';
+    const jobToken = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
+    github.comments.set(7, [commentBy(7, 1, OTHER_APP, theirs), commentBy(7, 2, jobToken, theirs)]);
+    for (let i = 0; i < 2; i++) {
+      const run = await planOn(7, head);
+      expect(run.code, run.stdout).toBe(0);
+    }
+    const [other, job, ours, ...more] = github.comments.get(7) ?? [];
+    expect(other?.body).toBe(theirs);
+    expect(job?.body).toBe(theirs);
+    expect(ours?.user.login).toBe('websites-sync-app[bot]');
+    expect(ours?.body).toContain('shop.example.com');
+    expect(more).toEqual([]);
+    expect(github.calls.filter((c) => c.method === 'PATCH').map((c) => c.path)).toEqual([
+      `/repos/acme/sites/issues/comments/${ours?.id}`,
+    ]);
   });
 
   it('cuts a plan over 65,536 characters without breaking it: summary kept, the rest in the job summary', async () => {
@@ -554,6 +600,38 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expect(github.issues).toHaveLength(1);
     expect(github.issues[0]?.body).toContain('blog.example.com');
     expect(run.stdout).toContain('::error::drift: the account differs from the manifest');
+  });
+
+  it("another app's issue with the marker and the label is not the drift issue", async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const theirs = '<!-- websites-sync drift -->\nAnother app tracks this.';
+    github.issues.push({
+      id: 1,
+      node_id: 'I_1',
+      number: 1,
+      title: 'drift',
+      body: theirs,
+      state: 'open',
+      state_reason: null,
+      labels: [{ id: 1, name: 'websites-sync-drift', color: 'ededed', default: false }],
+      html_url: 'https://github.com/acme/sites/issues/1',
+      url: `${github.url}/repos/acme/sites/issues/1`,
+      created_at: '2026-11-26T08:00:00Z',
+      updated_at: '2026-11-26T08:00:00Z',
+      closed_at: null,
+      user: OTHER_APP,
+      author_association: 'NONE',
+    });
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+    const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    expect(run.code).toBe(2);
+    const [other, ours, ...more] = github.issues;
+    expect(other?.body).toBe(theirs);
+    expect(ours?.user.login).toBe('github-actions[bot]');
+    expect(ours?.body).toContain('edit.example.com');
+    expect(more).toEqual([]);
   });
 
   it("an issue a contributor opened with the marker and the label (an issue template's) is not the drift issue", async () => {

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 // A loopback stand-in for the parts of GitHub's REST API the Action calls, answering with the request
 // and response shapes GitHub documents (docs.github.com/rest): issue comments (list, create, update),
-// issues (list by label and state, create, update), and the pull requests of a commit. It checks the
+// issues (list by label and state, create, update), the pull requests of a commit, and GraphQL's
+// `viewer` (who the token is: what it writes is stamped with that account). It checks the
 // token, refuses a body over 65,536 characters as GitHub does (422), pages lists with a Link header, and
 // records every request for the tests' assertions; `faults` make it hang or page without end.
 
@@ -90,12 +91,21 @@ export interface BrokenAnswer {
 const BOT = { login: 'github-actions[bot]', id: 41898282, type: 'Bot' };
 const PER_PAGE = 30;
 
+/** An account as GitHub's REST answers name it (`user` of a comment or issue). */
+export interface Account {
+  login: string;
+  id: number;
+  type: string;
+}
+
 export async function startFakeGitHub(options: {
   owner: string;
   repo: string;
   token: string;
+  /** The account the token writes as: by default the job's own token's, `github-actions[bot]`. */
+  identity?: Account;
 }): Promise<FakeGitHub> {
-  const { owner, repo, token } = options;
+  const { owner, repo, token, identity = BOT } = options;
   let nextId = 1000;
   const state = {
     url: '',
@@ -130,7 +140,7 @@ export async function startFakeGitHub(options: {
           html_url: `${web}/pull/${number}#issuecomment-${id}`,
           issue_url: `${state.url}/repos/${owner}/${repo}/issues/${number}`,
           body: String(body.body),
-          user: BOT,
+          user: identity,
           created_at: stamp,
           updated_at: stamp,
           author_association: 'NONE',
@@ -191,7 +201,7 @@ export async function startFakeGitHub(options: {
           created_at: stamp,
           updated_at: stamp,
           closed_at: null,
-          user: BOT,
+          user: identity,
           author_association: 'NONE',
         };
         state.issues.push(issue);
@@ -250,6 +260,7 @@ export async function startFakeGitHub(options: {
         body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' },
       };
     }
+    if (url.pathname === '/graphql' && req.method === 'POST') return graphql(body, identity);
     const prefix = `/repos/${owner}/${repo}`;
     if (!url.pathname.startsWith(prefix)) return notFound();
     const rest = url.pathname.slice(prefix.length);
@@ -311,6 +322,21 @@ interface Answer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+}
+
+/**
+ * GraphQL's `viewer` for the token (a bot's login ends in `[bot]`, as REST names it, and has a
+ * `databaseId`, its REST id); any other query is answered as GitHub answers a field it lacks.
+ */
+function graphql(body: Record<string, unknown>, identity: Account): Answer {
+  const query = String(body.query ?? '');
+  if (/^\s*(query\s*)?\{\s*viewer\s*\{[\w\s]*\}\s*\}\s*$/.test(query)) {
+    return { status: 200, body: { data: { viewer: { login: identity.login, databaseId: identity.id } } } };
+  }
+  return {
+    status: 200,
+    body: { errors: [{ message: 'the fake answers only { viewer { login databaseId } }' }] },
+  };
 }
 
 function notFound(): Answer {
