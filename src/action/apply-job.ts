@@ -79,9 +79,10 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
   const next = `A fresh plan, for the account and manifest as they are now, is below: review it in a new pull request (its plan is applied after merge).`;
   const marker = markerOf('stale plan', ctx.manifest);
   const body = commentBody(ctx, marker, [head, next], fresh);
-  await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, marker, body);
+  // The job summary (the reasons whole) and the outputs first: a comment GitHub refuses loses neither.
   await writeJobSummary(ctx, [head, next, summaryMarkdown(fresh)]);
   setOutputs(ctx, { exitStatus: 1, report: fresh, summary: body });
+  await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, marker, body);
   return 1;
 }
 

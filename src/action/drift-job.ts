@@ -4,7 +4,7 @@ import * as core from '@actions/core';
 import { formatDuration } from '../model/index.js';
 import { readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
-import { closeIssue, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
+import { closeIssue, type DriftIssue, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
 import { markerOf, shownManifest } from './manifest-keys.js';
 import { commentBody, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
 import { syncOnce } from './sync.js';
@@ -29,28 +29,14 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
   let head: string;
   if (drift) {
     head = `### websites-sync drift\n\n**The account differs from the manifest** (${shownManifest(ctx.manifest)}), since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
-    const body = commentBody(ctx, marker, [head, ...leadOf(report)], report);
-    if (open) await updateIssue(ctx.github, { ...where, number: open.number }, body);
-    const issue =
-      open ??
-      (await openDriftIssue(ctx.github, where, {
-        title: `websites-sync: the account drifted from ${ctx.manifest}`,
-        body,
-        label,
-      }));
-    core.setFailed(`drift: the account differs from the manifest (${issue.url})`);
   } else if (report.code !== 0) {
     // An error without a plan of changes: nothing is known of drift, and the issue is left as it is.
     head = `### websites-sync drift\n\n**The check ended with errors** (exit status ${report.code}; checked ${now.toISOString()}): whether the account differs is not known. See the log.`;
-    core.setFailed('the drift check ended with errors (see the job summary)');
   } else {
     head = `### websites-sync drift\n\nNo drift: the account matches the manifest (checked ${now.toISOString()}).`;
-    if (open) {
-      const text = `The account matches the manifest again (checked ${now.toISOString()}); the drift lasted ${lasted}, since ${since.toISOString()}.`;
-      await closeIssue(ctx.github, { ...where, number: open.number }, ctx.io.redactor.show(text));
-      head += ` Closed #${open.number}: the drift lasted ${lasted}.`;
-    }
+    if (open) head += ` Closing #${open.number}: the drift lasted ${lasted}.`;
   }
+  // The job summary and the outputs before the issue: a refused write (a permission) never loses them.
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
   await writeJobSummary(ctx, [head, summaryMarkdown(report)]);
@@ -60,5 +46,26 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
     planJson,
     summary: commentBody(ctx, '', [head], report),
   });
+  if (drift) {
+    const body = commentBody(ctx, marker, [head, ...leadOf(report)], report);
+    const url = await writeDriftIssue(ctx, open, body);
+    core.setFailed(`drift: the account differs from the manifest (${url})`);
+  } else if (report.code !== 0) {
+    core.setFailed('the drift check ended with errors (see the job summary)');
+  } else if (open) {
+    const text = `The account matches the manifest again (checked ${now.toISOString()}); the drift lasted ${lasted}, since ${since.toISOString()}.`;
+    await closeIssue(ctx.github, { ...where, number: open.number }, ctx.io.redactor.show(text));
+  }
   return report.code;
+}
+
+/** The open drift issue updated with `body`, or one opened; its address. */
+async function writeDriftIssue(ctx: JobContext, open: DriftIssue | undefined, body: string): Promise<string> {
+  if (open) {
+    await updateIssue(ctx.github, { ...ctx.repo, number: open.number }, body);
+    return open.url;
+  }
+  const title = `websites-sync: the account drifted from ${ctx.manifest}`;
+  const issue = await openDriftIssue(ctx.github, ctx.repo, { title, body, label: ctx.inputs.driftLabel });
+  return issue.url;
 }

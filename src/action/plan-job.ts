@@ -39,9 +39,8 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
   await writeFile(planJson, report.json);
   const head = headOf(ctx, pull, report, notKept);
   const body = commentBody(ctx, marker, head, report);
+  // The job summary and the outputs first: a comment GitHub refuses loses neither.
   await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
-  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, marker, body);
-  core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
   setOutputs(ctx, {
     exitStatus: report.code,
     report,
@@ -49,6 +48,8 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     ...(report.saved ? { savedPlan } : {}),
     summary: body,
   });
+  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, marker, body);
+  core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
   if (notKept) {
     core.setFailed(`the plan could not be kept on ${ctx.inputs.planBranch}: ${notKept}`);
     return 1;

@@ -55,15 +55,40 @@ export async function writeJobSummary(ctx: JobContext, parts: string[]): Promise
 
 /**
  * A comment or issue body: the marker, the lines that say what happened, then the plan in what is left
- * of 65,536 characters, with a link to the job summary when it was cut.
+ * of 65,536 characters, with a link to the job summary when it was cut. The lines are held to the limit
+ * too (to half of it when a plan follows, whose summary keeps its room): a stale plan's reasons have
+ * no bound (one lists every website added to the manifest).
  */
 export function commentBody(ctx: JobContext, marker: string, head: string[], report?: SyncReport): string {
   const link = `[the job summary](${ctx.runUrl})`;
   const footer = `<sub>websites-sync · ${link}</sub>`;
-  const fixed = [marker, ...head, footer].join('\n\n');
+  const room = COMMENT_LIMIT - marker.length - footer.length - 64;
+  // Redacted before it is cut: a cut through a secret would leave a part of it the redactor cannot see.
+  const shown = head.map((line) => ctx.io.redactor.show(line));
+  const lines = fitHead(shown, report ? Math.min(room, COMMENT_LIMIT / 2) : room, link);
+  const fixed = [marker, ...lines, footer].join('\n\n');
   const plan = report?.markdown({ maxLength: COMMENT_LIMIT - fixed.length - 64, wholePlanAt: link }) ?? '';
-  const body = [marker, ...head, plan.trimEnd(), footer].filter(Boolean).join('\n\n');
+  const body = [marker, ...lines, plan.trimEnd(), footer].filter(Boolean).join('\n\n');
   return ctx.io.redactor.show(body);
+}
+
+/**
+ * `head` within `budget` characters: whole, or cut at a line (else a word) before the budget, a code
+ * block left open closed, and a note saying the whole text is in the job summary (`link`).
+ */
+function fitHead(head: string[], budget: number, link: string): string[] {
+  const text = head.join('\n\n');
+  if (text.length <= budget) return head;
+  const note = `\n\n> [!NOTE]\n> Cut here to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en')}-character limit: the whole text is in ${link}.`;
+  const max = Math.max(0, budget - note.length - 8);
+  let cut = text.lastIndexOf('\n', max);
+  if (cut < max / 2) cut = text.lastIndexOf(' ', max);
+  if (cut < max / 2) cut = max;
+  // Not between the two halves of a character outside the BMP.
+  if (/[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut -= 1;
+  let kept = `${text.slice(0, cut).trimEnd()} …`;
+  if ((kept.match(/```/g)?.length ?? 0) % 2 === 1) kept += '\n```';
+  return [`${kept}${note}`];
 }
 
 /** A failure as the job summary, a comment and an output quote it: the message and what was reported. */

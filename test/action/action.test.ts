@@ -540,6 +540,36 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     }
   });
 
+  it('a plan made stale by 1,500 added websites: the job summary has every reason, the comment is cut to fit', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(8, head)).code).toBe(0);
+    simulator.clearRequests();
+    // Merged with 1,500 more websites than were reviewed: the stale reason lists every one.
+    const many = Array.from(
+      { length: 1500 },
+      (_, i) => `  - domain: site-${String(i).padStart(4, '0')}-with-a-long-name.example.com\n`,
+    );
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const run = await applyOn(merge(8, head, `${WITH_SHOP}${many.join('')}`), before);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::stale plan');
+    expect(run.outputs['exit-status']).toBe('1');
+    expect(run.outputs.creates).toBe('1501');
+    expect(run.summary).toContain('is stale');
+    expect(run.summary).toContain('site-1499-with-a-long-name.example.com');
+    const stale = github.comments.get(8)?.find((c) => c.body.startsWith('<!-- websites-sync stale plan -->'));
+    expect(stale?.body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(stale?.body).toContain('is stale');
+    expect(stale?.body).toContain(
+      'the whole text is in [the job summary](https://github.com/acme/sites/actions/runs/',
+    );
+    expect(stale?.body).toContain('Plan: 1501 to create');
+    expect(run.outputs.summary?.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
   it('a push no reviewed plan covers applies nothing, unless the workflow opts in, and says so', async () => {
     const before = git(runner.workspace, 'rev-parse', 'HEAD');
     const sha = commitManifest(runner.workspace, WITH_SHOP, 'direct push');
@@ -600,6 +630,29 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expect(github.issues).toHaveLength(1);
     expect(github.issues[0]?.body).toContain('blog.example.com');
     expect(run.stdout).toContain('::error::drift: the account differs from the manifest');
+  });
+
+  it('an issue GitHub refuses to open: the job fails, the job summary and the outputs are still written', async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+    const refusal = JSON.stringify({ message: 'Resource not accessible by integration', status: '403' });
+    github.faults.broken = [
+      {
+        call: /^POST \/repos\/acme\/sites\/issues$/,
+        times: 1,
+        answer: { status: 403, body: refusal, type: 'application/json' },
+      },
+    ];
+    const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('issues: write');
+    expect(github.issues).toHaveLength(0);
+    expect(run.summary).toContain('The account differs from the manifest');
+    expect(run.summary).toContain('edit.example.com');
+    expect(run.outputs).toMatchObject({ 'exit-status': '1', 'has-changes': 'true', updates: '1' });
+    expect(run.outputs.summary).toContain('edit.example.com');
   });
 
   it("another app's issue with the marker and the label is not the drift issue", async () => {
