@@ -32,32 +32,61 @@ export async function runPlanJob(ctx: JobContext): Promise<number> {
     await reportFailure(ctx, pull, error);
     throw error;
   }
-  // A plan that cannot be kept (no `contents: write`?) is still shown, saying so; then the job fails.
-  const notKept = report.saved ? await keepPlan(ctx, pull.headSha, savedPlan) : undefined;
-  const marker = markerOf('plan', ctx.manifest);
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
-  const head = headOf(ctx, pull, report, notKept);
-  const body = commentBody(ctx, marker, head, report);
-  // The job summary and the outputs first: a comment GitHub refuses loses neither.
-  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
-  setOutputs(ctx, {
-    exitStatus: report.code,
-    report,
-    planJson,
-    ...(report.saved ? { savedPlan } : {}),
-    summary: body,
-  });
-  const comment = await upsertComment(ctx.github, { ...ctx.repo, number: pull.number }, marker, body);
-  core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
-  if (notKept) {
-    core.setFailed(`the plan could not be kept on ${ctx.inputs.planBranch}: ${notKept}`);
-    return 1;
-  }
+  if (!(await showThenKeep(ctx, pull, report, { planJson, savedPlan }))) return 1;
   // 2 is "changes to review": the plan job succeeded; 1 (error) and 3 (refused) fail it.
   if (report.code === 3) core.setFailed(`refused: ${ctx.io.redactor.show(refusalOf(report))}`);
   else if (report.code === 1) core.setFailed('the plan ended with errors (see the job summary)');
   return report.code === 2 ? 0 : report.code;
+}
+
+/**
+ * The plan shown (job summary, outputs, then the comment), then the signed plan kept: a plan is applied
+ * after merge only if the pull request showed it. Kept first, a comment GitHub then refused would leave
+ * the previous commit's plan in view while this one waited on the plans branch, to be applied unseen.
+ * Shown first, a keep that fails (no `contents: write`?) leaves no file, so the apply applies nothing;
+ * the comment is then corrected to say so, and the job fails. False when the job failed.
+ */
+async function showThenKeep(
+  ctx: JobContext,
+  pull: PullRequest,
+  report: SyncReport,
+  files: { planJson: string; savedPlan: string },
+): Promise<boolean> {
+  const marker = markerOf('plan', ctx.manifest);
+  const where = { ...ctx.repo, number: pull.number };
+  const head = headOf(ctx, pull, report, undefined);
+  const body = commentBody(ctx, marker, head, report);
+  // The job summary and the outputs first: a comment GitHub refuses loses neither.
+  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
+  const saved = report.saved ? { savedPlan: files.savedPlan } : {};
+  const outputs = { exitStatus: report.code, report, planJson: files.planJson, ...saved };
+  setOutputs(ctx, { ...outputs, summary: body });
+  try {
+    const comment = await upsertComment(ctx.github, where, marker, body);
+    core.info(`${comment.created ? 'Commented' : 'Updated the comment'} on #${pull.number}: ${comment.url}`);
+  } catch (error) {
+    if (report.saved)
+      await writeJobSummary(ctx, [notKeptNote('the comment that shows it could not be written')]);
+    throw error;
+  }
+  const notKept = report.saved ? await keepPlan(ctx, pull.headSha, files.savedPlan) : undefined;
+  if (notKept === undefined) return true;
+  const shown = commentBody(ctx, marker, headOf(ctx, pull, report, notKept), report);
+  await writeJobSummary(ctx, [notKeptNote(notKept)]);
+  setOutputs(ctx, { ...outputs, summary: shown });
+  // Not corrected, the comment says "kept" of a plan that is not: the apply still applies nothing.
+  await upsertComment(ctx.github, where, marker, shown).catch((e: Error) =>
+    core.warning(`cannot correct the comment on #${pull.number}: ${ctx.io.redactor.show(e.message)}`),
+  );
+  core.setFailed(`the plan could not be kept on ${ctx.inputs.planBranch}: ${notKept}`);
+  return false;
+}
+
+/** Said under the job summary's plan, whose head said it was kept. */
+function notKeptNote(why: string): string {
+  return `> [!CAUTION]\n> **The signed plan above was not kept** (${why}): it cannot be applied after merge.`;
 }
 
 /** The mass-delete guard's reason, or the deletes the traffic guard refused (the rest is in the plan). */

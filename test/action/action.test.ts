@@ -327,6 +327,37 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(refused.outputs['exit-status']).toBe('1');
   });
 
+  it('a plan comment GitHub refuses: the plan is not kept, so the apply after merge applies nothing unseen', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const first = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(7, first)).code).toBe(0);
+    const second = commitManifest(runner.workspace, WITH_BLOG, 'add blog');
+    const edit = /^PATCH \/repos\/acme\/sites\/issues\/comments\/\d+$/;
+    const refusal = JSON.stringify({ message: 'Resource not accessible by integration', status: '403' });
+    github.faults.broken = [
+      { call: edit, times: 1, answer: { status: 403, body: refusal, type: 'application/json' } },
+    ];
+    const run = await planOn(7, second);
+    expect(run.code).toBe(1);
+    expect(run.outputs['exit-status']).toBe('1');
+    // The pull request still shows the first commit's plan: the second's is not kept.
+    expect(github.comments.get(7)).toHaveLength(1);
+    expect(github.comments.get(7)?.[0]?.body).not.toContain('blog.example.com');
+    expect(branchFiles('websites-sync-plans')).toEqual([`${first}.json`]);
+    expect(run.summary).toContain('blog.example.com');
+    expect(run.summary).toContain('The signed plan above was not kept');
+    expect(run.outputs.creates).toBe('2');
+
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const applied = await applyOn(merge(7, second, WITH_BLOG), before);
+    expect(applied.code).toBe(1);
+    expect(applied.summary).toContain(
+      `No reviewed plan of \`websites.yaml\` was kept for the head commit \`${second}\``,
+    );
+    expect(simulator.listWebsites().map((w) => w.domain)).not.toContain('blog.example.com');
+  });
+
   it('an invalid manifest: the comment says which line, the job fails', async () => {
     git(runner.workspace, 'checkout', '-q', '-b', 'broken');
     const head = commitManifest(runner.workspace, `${MAIN}  - domain: [oops\n`, 'broken');
