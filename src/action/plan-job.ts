@@ -16,12 +16,14 @@ import { type SyncReport, syncOnce } from './sync.js';
 interface PullRequest {
   number: number;
   headSha: string;
-  fork: boolean;
+  /** Why GitHub gives its workflow none of the repository's secrets, if it does not. */
+  withoutSecrets: 'fork' | 'dependabot' | undefined;
 }
 
 export async function runPlanJob(ctx: JobContext): Promise<number> {
   const pull = pullRequestOf(ctx);
-  if (!(ctx.inputs.apiKey || ctx.io.env.WEBSITES_SYNC_API_KEY) && pull.fork) return forkNotice(ctx);
+  if (!(ctx.inputs.apiKey || ctx.io.env.WEBSITES_SYNC_API_KEY) && pull.withoutSecrets)
+    return noSecretsNotice(ctx, pull.withoutSecrets);
   if (ctx.inputs.stateBranch) await readBranchInto(ctx.store(ctx.inputs.stateBranch), await ctx.stateDir());
   const savedPlan = join(ctx.temp, `plan-${pull.headSha}.signed.json`);
   let report: SyncReport;
@@ -105,7 +107,15 @@ function pullRequestOf(ctx: JobContext): PullRequest {
   }
   const head = pull.head as { sha: string; repo?: { full_name?: string } | null };
   const base = pull.base as { repo?: { full_name?: string } };
-  return { number: pull.number, headSha: head.sha, fork: head.repo?.full_name !== base.repo?.full_name };
+  const author = (pull.user as { login?: string } | undefined)?.login;
+  // Dependabot's pull requests run with Dependabot's secrets only, from a branch of this repository.
+  const withoutSecrets =
+    head.repo?.full_name !== base.repo?.full_name
+      ? 'fork'
+      : author === 'dependabot[bot]'
+        ? 'dependabot'
+        : undefined;
+  return { number: pull.number, headSha: head.sha, withoutSecrets };
 }
 
 function headOf(
@@ -144,15 +154,24 @@ async function keepPlan(ctx: JobContext, sha: string, path: string): Promise<str
   }
 }
 
-/** A fork's pull request runs without the repository's secrets: say so, plainly, and plan nothing. */
-async function forkNotice(ctx: JobContext): Promise<number> {
+/**
+ * A fork's or Dependabot's pull request runs without the repository's secrets: say so, plainly, and
+ * plan nothing (not a red job for a key nobody could have given it).
+ */
+async function noSecretsNotice(ctx: JobContext, why: 'fork' | 'dependabot'): Promise<number> {
+  const whose =
+    why === 'fork'
+      ? "This pull request comes from a fork, and GitHub gives a fork's workflow"
+      : "This pull request is Dependabot's, and GitHub gives its workflow only Dependabot's secrets,";
   const text = [
     '### websites-sync plan',
     '> [!NOTE]',
-    "> This pull request comes from a fork, and GitHub gives a fork's workflow none of the repository's secrets: there is no API key to read the account with, so no plan was made.",
+    `> ${whose} none of the repository's secrets: there is no API key to read the account with, so no plan was made.`,
     '> A maintainer can push the same change to a branch of this repository to have it planned; without a reviewed plan, the apply after merge applies nothing unless the workflow sets `apply-unreviewed: true`.',
   ].join('\n');
-  core.warning('pull request from a fork: no secrets, no plan (see the job summary)');
+  core.warning(
+    `pull request from ${why === 'fork' ? 'a fork' : 'Dependabot'}: no secrets, no plan (see the job summary)`,
+  );
   await writeJobSummary(ctx, [text]);
   setOutputs(ctx, { exitStatus: 0, summary: text });
   return 0;

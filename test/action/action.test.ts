@@ -252,6 +252,21 @@ describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS },
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
     expect(simulator.requests).toHaveLength(0);
   });
+
+  it("Dependabot's pull request (no secrets of the repository) is told so too, not failed for its key", async () => {
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'bump');
+    const base = git(runner.workspace, 'rev-parse', 'origin/main');
+    const payload = pullRequestEvent({ number: 12, headSha: head, baseSha: base, author: 'dependabot[bot]' });
+    const run = await runAction(
+      runner,
+      { name: 'pull_request', payload, sha: head },
+      inputs('plan', { 'api-key': '' }),
+    );
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.summary).toContain("This pull request is Dependabot's");
+    expect(run.stdout).toContain('::warning::pull request from Dependabot');
+    expect(simulator.requests).toHaveLength(0);
+  });
 });
 
 describe('failures: said where people look, without a stack trace or a secret', {

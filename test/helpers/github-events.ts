@@ -28,6 +28,8 @@ export function pullRequestEvent(options: {
   action?: 'opened' | 'synchronize';
   /** The head's repository: another one is a fork. */
   headRepository?: string;
+  /** Who opened it (octocat by default). */
+  author?: string;
 }) {
   const base = repository('acme/sites');
   const head = repository(options.headRepository ?? 'acme/sites');
@@ -43,7 +45,10 @@ export function pullRequestEvent(options: {
       state: 'open',
       locked: false,
       title: 'Add shop.example.com',
-      user: { login: 'octocat', id: 1, type: 'User', site_admin: false },
+      user:
+        options.author === undefined
+          ? { login: 'octocat', id: 1, type: 'User', site_admin: false }
+          : { login: options.author, id: 49699333, type: 'Bot', site_admin: false },
       body: null,
       created_at: '2026-11-26T08:00:00Z',
       updated_at: '2026-11-26T08:30:00Z',
