@@ -18,18 +18,29 @@ import { type SyncReport, syncOnce } from './sync.js';
 export async function runApplyJob(ctx: JobContext): Promise<number> {
   const stateBranch = ctx.inputs.stateBranch;
   if (stateBranch) await readBranchInto(ctx.store(stateBranch), await ctx.stateDir());
+  let code: number;
   try {
-    return await applyReviewedOrFresh(ctx);
-  } finally {
+    code = await applyReviewedOrFresh(ctx);
+  } catch (error) {
+    // The state is kept all the same; a failure to keep it is said beside the run's, never for it.
     if (stateBranch) {
-      const dir = await ctx.stateDir();
-      await commitToBranch(
-        ctx.store(stateBranch),
-        `websites-sync state after run ${ctx.io.env.GITHUB_RUN_ID ?? ''} (${ctx.sha})`.trim(),
-        replaceWithDirectory(ctx.workspace, dir),
-      );
+      await keepState(ctx, stateBranch).catch((kept: Error) => {
+        throw new Error(`${(error as Error).message}; and the state could not be kept: ${kept.message}`);
+      });
     }
+    throw error;
   }
+  if (stateBranch) await keepState(ctx, stateBranch);
+  return code;
+}
+
+/** The state directory committed back to its branch (lock files left out). */
+async function keepState(ctx: JobContext, stateBranch: string): Promise<void> {
+  await commitToBranch(
+    ctx.store(stateBranch),
+    `websites-sync state after run ${ctx.io.env.GITHUB_RUN_ID ?? ''} (${ctx.sha})`.trim(),
+    replaceWithDirectory(ctx.workspace, await ctx.stateDir()),
+  );
 }
 
 async function applyReviewedOrFresh(ctx: JobContext): Promise<number> {

@@ -402,6 +402,27 @@ describe('failures: said where people look, without a stack trace or a secret', 
     expect(() => git(origin, 'rev-parse', '--verify', 'websites-sync-plans')).toThrow();
   });
 
+  it('an apply that fails and a state that cannot be kept then: the job says both, the first not lost', async () => {
+    await converge();
+    // Something for the state branch to keep from this run.
+    writeFileSync(join(runner.workspace, '.websites-sync', 'note.txt'), 'x\n');
+    const hook = join(origin, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "Permission to acme/sites.git denied." >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const pulls = /^GET \/repos\/acme\/sites\/commits\/[0-9a-f]+\/pulls$/;
+    const notFound = JSON.stringify({ message: 'Not Found' });
+    github.faults.broken = [
+      { call: pulls, times: 1, answer: { status: 404, body: notFound, type: 'application/json' } },
+    ];
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const run = await applyOn(sha, sha);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /GitHub answered GET \/repos\/acme\/sites\/commits\/[0-9a-f]+\/pulls with 404/,
+    );
+    expect(run.stdout).toContain('and the state could not be kept: git push websites-sync-state');
+  });
+
   it('a plan that cannot be kept (the token may not push): shown, saying so, and the job fails', async () => {
     // As GitHub answers a push without `contents: write`.
     const hook = join(origin, 'hooks', 'pre-receive');
