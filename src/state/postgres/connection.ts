@@ -205,7 +205,13 @@ export interface LockKey {
 
 const keyArgs = (key: LockKey) => [`websites-sync ${key.role} ${key.schema}`, key.account];
 
-/** Takes the advisory lock if free, and records who holds it where others can read it. */
+/**
+ * Takes the advisory lock if free, and records who holds it where others can read it: both or neither.
+ * A session-level advisory lock outlives a failed statement and its transaction (and is re-entrant: each
+ * unlock undoes one take), so a holder row that cannot be written (another session holds the table, a
+ * read-only server) must be followed by the unlock, or the lock stays on this connection for as long
+ * as it lives (a leader's: until the daemon stops).
+ */
 export async function tryAdvisoryLock(
   connection: Connection,
   key: LockKey,
@@ -217,23 +223,45 @@ export async function tryAdvisoryLock(
     keyArgs(key),
   );
   if (!got.rows[0]?.got) return false;
-  await client.query(
-    `INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
-     VALUES ($1, $2, $3, $4, $5, now(), pg_backend_pid())
-     ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()`,
-    [key.account, key.role, holder.host, holder.pid, holder.command],
-  );
+  try {
+    await client.query(
+      `INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
+       VALUES ($1, $2, $3, $4, $5, now(), pg_backend_pid())
+       ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()`,
+      [key.account, key.role, holder.host, holder.pid, holder.command],
+    );
+  } catch (error) {
+    await unlock(connection, key);
+    throw error;
+  }
   return true;
 }
 
+/** The holder row goes, and the lock goes even when the row cannot (see tryAdvisoryLock). */
 export async function releaseAdvisoryLock(connection: Connection, key: LockKey): Promise<void> {
   if (connection.lost.aborted) return;
-  const { client } = connection;
-  await client.query(
-    `DELETE FROM ${quoted(key.schema)}.lock_holders WHERE account = $1 AND role = $2 AND backend_pid = pg_backend_pid()`,
-    [key.account, key.role],
-  );
-  await client.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', keyArgs(key));
+  try {
+    await connection.client.query(
+      `DELETE FROM ${quoted(key.schema)}.lock_holders WHERE account = $1 AND role = $2 AND backend_pid = pg_backend_pid()`,
+      [key.account, key.role],
+    );
+  } finally {
+    await unlock(connection, key);
+  }
+}
+
+/**
+ * Undoes one take of the lock. When even that fails, the connection is ended: the server then releases
+ * every lock it held (a leader's leadership too, taken again at the next election), rather than one
+ * being kept with no holder row to name it.
+ */
+async function unlock(connection: Connection, key: LockKey): Promise<void> {
+  if (connection.lost.aborted) return;
+  await connection.client
+    .query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', keyArgs(key))
+    .catch((error: unknown) =>
+      connection.drop(`could not release the ${key.role} lock: ${(error as Error).message}`),
+    );
 }
 
 /** The holders whose connection is still there (a row left by a killed process names nobody). */
