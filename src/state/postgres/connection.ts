@@ -107,10 +107,17 @@ function clientBound(queryTimeoutMs: number): number {
  * The session's bounds, set after the start-up rather than as start-up parameters (which PgBouncer
  * refuses), and who the session is on the server, as pg_locks and pg_stat_activity name it. The server
  * notices a vanished client within about 25 s through the keepalives (and releases its locks).
+ *
+ * A role's idle_session_timeout (common on managed servers) is turned off: a lock's connection is idle
+ * by design while the run waits on the service, and a leader's between runs; ended, it would take the
+ * lock with it. The keepalives and the heartbeat find a vanished client instead. Set only where the
+ * server knows it (PostgreSQL 14 and later). idle_in_transaction_session_timeout is left as the operator
+ * set it: no transaction of the tool waits on anything but the server, so it ends only a process that
+ * stalled mid-transaction, holding the tool's rows.
  */
 async function setUp(client: Client, queryTimeoutMs: number): Promise<{ pid: number; start: string }> {
   await client.query(
-    `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET statement_timeout = ${Math.round(queryTimeoutMs)}; SET lock_timeout = ${Math.min(LOCK_TIMEOUT_MS, Math.round(queryTimeoutMs))}`,
+    `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET statement_timeout = ${Math.round(queryTimeoutMs)}; SET lock_timeout = ${Math.min(LOCK_TIMEOUT_MS, Math.round(queryTimeoutMs))}; SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'`,
   );
   const { rows } = await client.query<{ pid: number; start: string }>(
     'SELECT pid, backend_start::text AS start FROM pg_stat_activity WHERE pid = pg_backend_pid()',
