@@ -141,6 +141,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   /** Ready only when the manifest file is valid and the last run succeeded. */
   readiness(): Readiness {
     if (this.#abort.signal.aborted) return { ready: false, reason: 'shutting down' };
+    const failure = this.#election.failure;
+    if (failure) return { ready: false, reason: `cannot use the state: ${failure}` };
     if (this.#election.standingBy) {
       return { ready: true, standby: true, reason: 'standby: another daemon leads this account' };
     }

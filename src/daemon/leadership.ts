@@ -29,6 +29,8 @@ export class LeaderElection {
   #standbyLogged = false;
   /** Only once a try found another leader: before the first try, this daemon is neither. */
   #standingBy = false;
+  /** Why the last try could not use the state (neither leading nor standing by); undefined since. */
+  #failure: string | undefined;
 
   constructor(options: ElectionOptions) {
     this.#options = options;
@@ -45,7 +47,12 @@ export class LeaderElection {
     return this.#standingBy && !this.#stopped;
   }
 
-  /** Tries once now (an error reaching the store stops the start), then every pollMs while on standby. */
+  /** The state could not be used at the last try: this daemon neither leads nor stands by. */
+  get failure(): string | undefined {
+    return this.#stopped ? undefined : this.#failure;
+  }
+
+  /** Tries once now (an error reaching the store stops the start), then every pollMs until it leads. */
   async start(): Promise<void> {
     await this.#try(true);
   }
@@ -57,15 +64,13 @@ export class LeaderElection {
       leadership = await this.#options.store.lead();
     } catch (error) {
       if (first) throw error;
-      this.#options.logger.warn(
-        { err: (error as Error).message },
-        'cannot reach the state to elect a leader; trying again',
-      );
+      return this.#failed(error instanceof Error ? error.message : String(error));
     }
     if (this.#stopped) {
       await leadership?.release();
       return;
     }
+    this.#failure = undefined;
     if (!leadership) return this.#standBy();
     this.#leadership = leadership;
     this.#standbyLogged = false;
@@ -89,6 +94,25 @@ export class LeaderElection {
       );
       this.#standbyLogged = true;
     }
+    this.#timer = this.#timers.setTimeout(() => void this.#try(false), this.#pollMs());
+  }
+
+  /**
+   * An error is not another leader: not ready (no standby to count on), logged as an error once per
+   * reason, and tried again every pollMs as a standby tries.
+   */
+  #failed(reason: string): void {
+    if (this.#stopped) return;
+    this.#standingBy = false;
+    this.#standbyLogged = false;
+    this.#options.onRole(false);
+    if (reason !== this.#failure) {
+      this.#options.logger.error(
+        { state: this.#options.store.shown, err: reason, pollMs: this.#pollMs() },
+        'cannot use the state to elect a leader: not ready; trying again',
+      );
+    }
+    this.#failure = reason;
     this.#timer = this.#timers.setTimeout(() => void this.#try(false), this.#pollMs());
   }
 

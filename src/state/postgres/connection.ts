@@ -181,6 +181,11 @@ export function explainConnectError(error: unknown, location: PostgresLocation, 
       return new StateLockError(
         `PostgreSQL at ${where}: ${text}; create the database first; nothing was changed`,
       );
+    // A replica, or a read-only role: reads and advisory locks work there, the first write is refused.
+    case '25006':
+      return new StateLockError(
+        `PostgreSQL at ${where} is read-only (${text}): a replica, or a role whose transactions are read-only (default_transaction_read_only); point --state at the primary, or use a role that may write; nothing was changed`,
+      );
     case '42501':
       return new StateLockError(
         `PostgreSQL at ${where}: missing privileges (${text}); the user needs CREATE on the database (or the schema created for it) and to own the tool's tables; nothing was changed`,

@@ -99,7 +99,7 @@ class PostgresStore implements StateStore {
     try {
       return await work(connection);
     } catch (error) {
-      throw (error as { code?: string }).code ? explainConnectError(error, this.#location) : error;
+      throw explained(error, this.#location);
     } finally {
       await connection.close();
     }
@@ -184,7 +184,7 @@ class PostgresStore implements StateStore {
       await this.#waitForRunLock(connection, request, 5_000);
     } catch (error) {
       await connection.close();
-      throw error;
+      throw explained(error, this.#location);
     }
     // As a leader's: a connection that goes silent while the run holds the lock (a partition, a
     // failover) is found within two heartbeats and ended, and the run starts nothing more.
@@ -198,7 +198,13 @@ class PostgresStore implements StateStore {
 
   async lead(): Promise<Leadership | undefined> {
     const connection = await this.#open();
-    if (!(await tryAdvisoryLock(connection, this.#key('leader'), this.#me).catch(() => false))) {
+    // Only a lock another daemon holds means standing by: an error (a read-only server, the holders'
+    // table held) is one, or a daemon would stand by for ever behind no leader at all.
+    const got = await tryAdvisoryLock(connection, this.#key('leader'), this.#me).catch(async (error) => {
+      await connection.close();
+      throw explained(error, this.#location);
+    });
+    if (!got) {
       await connection.close();
       return undefined;
     }
@@ -263,6 +269,11 @@ class PostgresStore implements StateStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A server's error (it has a code) in the operator's terms; the tool's own as it is. */
+function explained(error: unknown, location: PostgresLocation): unknown {
+  return (error as { code?: string }).code ? explainConnectError(error, location) : error;
 }
 
 async function contentsOf(connection: Connection, schema: string): Promise<StoreContents> {
