@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStateStore } from '../../src/state/index.js';
+import { canonicalBaseUrl, openStateStore } from '../../src/state/index.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 // A lock and the lock_holders row that names its holder go together, against a real server: a row that
@@ -77,5 +77,29 @@ describe.skipIf(skipWithoutDatabase)('a lock and its holder row', () => {
     const session = await once.lock({ waitMs: 0 });
     await session.release();
     await leadership?.release();
+  });
+
+  it("a holder row left by a dead run names nobody once its process id is another session's", async () => {
+    const schema = db.schema();
+    const store = await openStateStore({ location: db.stateUrl(schema), baseUrl });
+    // An unrelated session that started after the dead run wrote its row, with that run's old process
+    // id (the server reuses process ids; a row is left when the server, not the run, ended its session).
+    const unrelated = new pg.Client({ connectionString: db.url });
+    await unrelated.connect();
+    try {
+      const { rows } = await unrelated.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await db.query(
+        `INSERT INTO "${schema}".lock_holders (account, role, host, pid, command, since, backend_pid)
+         VALUES ($1, 'run', 'ci-runner-7', 4242, 'websites-sync --once', now() - interval '1 hour', $2)`,
+        [canonicalBaseUrl(baseUrl), rows[0]?.pid],
+      );
+      expect(await store.holders()).toEqual([]);
+      // A live holder is still named: the run that takes the lock now rewrites the row.
+      const session = await store.lock({ command: 'websites-sync --once' });
+      expect((await store.holders()).map((h) => h.command)).toEqual(['websites-sync --once']);
+      await session.release();
+    } finally {
+      await unrelated.end();
+    }
   });
 });

@@ -276,7 +276,20 @@ async function unlock(connection: Connection, key: LockKey): Promise<void> {
     );
 }
 
-/** The holders whose connection is still there (a row left by a killed process names nobody). */
+/**
+ * The one rule for the session a server process id names, read by the heartbeat and by readHolders: the
+ * server gives a process id to a new session once the old one has ended, so `pid` names the session
+ * known alive at `at` (its own start; when it wrote its holder row) only while the process there now
+ * started no later than that.
+ */
+export function sessionAlive(pid: string, at: string): string {
+  return `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = ${pid} AND a.backend_start <= ${at})`;
+}
+
+/**
+ * The holders whose session is still there: a row left by a killed process names nobody, even once its
+ * process id is another session's.
+ */
 export async function readHolders(
   client: Client,
   schema: string,
@@ -290,7 +303,7 @@ export async function readHolders(
     role: LockRole;
   }>(
     `SELECT host, pid, command, since, role FROM ${quoted(schema)}.lock_holders h
-     WHERE ($1::text IS NULL OR account = $1) AND backend_pid IN (SELECT pid FROM pg_stat_activity)
+     WHERE ($1::text IS NULL OR account = $1) AND ${sessionAlive('h.backend_pid', 'h.since')}
      ORDER BY role DESC, since`,
     [account ?? null],
   );

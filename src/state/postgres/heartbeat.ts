@@ -1,10 +1,10 @@
-import type { Connection } from './connection.js';
+import { type Connection, sessionAlive } from './connection.js';
 
 /**
  * Whether a holder (a run, a leader) still holds its locks, asked every `everyMs` on a connection of its
  * own (a second connection per holder): the holder's may be busy with a long write, and a query there
  * would wait behind it. The server lists the advisory locks of the holder's session in pg_locks (the
- * session named by its process and start time: a process id is reused). None left (the server ended
+ * session named by its process and start time, as sessionAlive says). None left (the server ended
  * that session: a partition, a failover), or the question unanswered for an interval, and the holder's
  * connection is dropped, so its `lost` fires and nothing more is written. Another process can take the
  * lock only once the server has released it, so a holder stops at most `everyMs` after that (two for
@@ -31,8 +31,8 @@ export function startHeartbeat(
   const ask = async () => {
     const connection = await (probe as Promise<Connection>);
     const { rows } = await connection.client.query<{ held: number }>(
-      `SELECT count(*)::int AS held FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1 AND a.backend_start::text = $2`,
+      `SELECT count(*)::int AS held FROM pg_locks l
+       WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1 AND ${sessionAlive('l.pid', '$2::timestamptz')}`,
       [held.backendPid, held.backendStart],
     );
     return (rows[0]?.held ?? 0) > 0;
