@@ -2,6 +2,7 @@ import type { Client, ClientConfig } from 'pg';
 import { StateLockError } from '../lock-error.js';
 import type { LockHolder } from '../lock-holder.js';
 import type { HeldBy } from '../store-types.js';
+import { CONNECT_TIMEOUT_MS, explainClientError, explainConnectError } from './connect-errors.js';
 import { type PostgresLocation, quoted } from './location.js';
 
 // One connection of our own per lock: a session-level advisory lock belongs to the connection, the
@@ -22,8 +23,6 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-/** Bounded: an unreachable server is an error within this time, not a hang. */
-const CONNECT_TIMEOUT_MS = 10_000;
 /** A query's answer, by default (`--timeout` sets it, as for the service's answers). */
 const QUERY_TIMEOUT_MS = 30_000;
 /** Server side, a statement waiting for a lock another session holds on the tool's tables. */
@@ -56,7 +55,7 @@ export async function connect(
     // can still answer is cancelled cleanly there rather than cut here.
     query_timeout: clientBound(queryTimeoutMs),
   };
-  const client = new Pg(config);
+  const client = newClient(Pg, config, location);
   const lostController = new AbortController();
   let closing = false;
   const lose = (reason: string) => {
@@ -96,6 +95,15 @@ export async function connect(
       clearTimeout(destroy);
     },
   };
+}
+
+/** node-postgres reads the URL's files (sslrootcert, sslcert, sslkey) as it builds the client. */
+function newClient(Pg: typeof Client, config: ClientConfig, location: PostgresLocation): Client {
+  try {
+    return new Pg(config);
+  } catch (error) {
+    throw explainClientError(error, location);
+  }
 }
 
 /** A tenth longer than the server's bound, at most 2 s: the client's cut comes after the server's cancel. */
@@ -156,55 +164,6 @@ function boundQueries(
       throw error;
     });
   };
-}
-
-/** What went wrong, in the operator's terms; the URL is shown without its password. */
-export function explainConnectError(error: unknown, location: PostgresLocation, connecting = false): Error {
-  const { code, message } = error as { code?: string; message?: string };
-  const where = location.shown;
-  const text = message ?? String(error);
-  switch (code) {
-    case 'ECONNREFUSED':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-    case 'ETIMEDOUT':
-    case 'EHOSTUNREACH':
-      return new StateLockError(
-        `cannot reach PostgreSQL at ${where} (${code}); check the host and port; nothing was changed`,
-      );
-    case '28P01':
-    case '28000':
-      return new StateLockError(
-        `PostgreSQL at ${where} refused the credentials (${text}); check the user and password; nothing was changed`,
-      );
-    case '3D000':
-      return new StateLockError(
-        `PostgreSQL at ${where}: ${text}; create the database first; nothing was changed`,
-      );
-    // A replica, or a read-only role: reads and advisory locks work there, the first write is refused.
-    case '25006':
-      return new StateLockError(
-        `PostgreSQL at ${where} is read-only (${text}): a replica, or a role whose transactions are read-only (default_transaction_read_only); point --state at the primary, or use a role that may write; nothing was changed`,
-      );
-    case '42501':
-      return new StateLockError(
-        `PostgreSQL at ${where}: missing privileges (${text}); the user needs CREATE on the database (or the schema created for it) and to own the tool's tables; nothing was changed`,
-      );
-    default:
-      // Only while connecting is a timeout the connection's own (a statement's is explained apart).
-      if (connecting && /timeout/i.test(text)) {
-        return new StateLockError(
-          `cannot reach PostgreSQL at ${where} (no answer within ${CONNECT_TIMEOUT_MS / 1000}s); nothing was changed`,
-        );
-      }
-      // While connecting: something else listens there (another service, a proxy) and hangs up.
-      if (connecting) {
-        return new StateLockError(
-          `PostgreSQL at ${where}: ${text}; check that the host and port are those of a PostgreSQL server; nothing was changed`,
-        );
-      }
-      return new StateLockError(`PostgreSQL at ${where}: ${text}`);
-  }
 }
 
 export type LockRole = 'run' | 'leader';

@@ -15,10 +15,10 @@ import type {
   StateStore,
   StoreContents,
 } from '../store-types.js';
+import { explainConnectError } from './connect-errors.js';
 import {
   type Connection,
   connect,
-  explainConnectError,
   type LockKey,
   readHolders,
   releaseAdvisoryLock,
