@@ -50,7 +50,7 @@ export interface Config {
   domains: string[];
   concurrency: number;
   intervalMs: number;
-  /** `--leader-poll`: a standby's tries to take over; a leader's heartbeat. */
+  /** `--leader-poll`: a standby's tries to take over; a holder's heartbeat (a leader's, a --once run's). */
   leaderPollMs: number;
   once: boolean;
   dryRun: boolean;
@@ -282,11 +282,9 @@ function refuseContradictions(v: Given): void {
       '--detailed-exitcode: only with --dry-run (it reports pending changes; an apply has none left)',
     );
   }
-  const daemonOnly = [
-    v.listen !== undefined && '--listen',
-    v.interval !== undefined && '--interval',
-    v['leader-poll'] !== undefined && '--leader-poll',
-  ].filter(Boolean);
+  const daemonOnly = [v.listen !== undefined && '--listen', v.interval !== undefined && '--interval'].filter(
+    Boolean,
+  );
   if (v.once && daemonOnly.length > 0) {
     throw new UsageError(
       `${daemonOnly.join(', ')}: only for the daemon; --once runs once and serves nothing`,

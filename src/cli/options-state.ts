@@ -31,7 +31,7 @@ export const LEADER_OPTIONS = {
     type: 'string',
     env: 'WEBSITES_SYNC_LEADER_POLL',
     arg: 'DURATION',
-    help: 'daemon with a PostgreSQL state: how often a standby replica tries to take over (and a leader checks its connection), 200ms-5m; a failover takes at most this long once the leader is gone',
+    help: 'with a PostgreSQL state: how often a standby replica tries to take over, and a holder of the lock (a leader, a --once run) checks its connection, 200ms-5m; a failover takes at most this long once the leader is gone. The same on every replica and job: a run that takes over from one that lost its session waits two of them',
     default: '5s',
     read: (text: string, name: string) => parseDuration(text, name, '--leader-poll'),
     commands: ['sync'],

@@ -59,7 +59,9 @@ export async function openStoreFromConfig(
     ...(config.backupFile === undefined ? {} : { backupFile: config.backupFile }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    // Every holder checks its lock every --leader-poll, a `--once` run as a daemon does: a run taking
+    // over from one that lost its session waits two of them (the same on every replica and job).
+    heartbeatMs: options.heartbeatMs ?? config.leaderPollMs,
     // The service's bound on an answer bounds each PostgreSQL query too.
     ...(typeof config.timeoutMs === 'number' ? { queryTimeoutMs: config.timeoutMs } : {}),
   });

@@ -34,6 +34,10 @@ describe('parseConfig', () => {
   ])('rejects $argv', ({ argv, message }) => {
     expect(() => parseConfig(argv, {})).toThrow(message);
   });
+
+  it("takes --leader-poll with --once: a --once run's heartbeat on a PostgreSQL state, as a replica's", () => {
+    expect(parseConfig(['--once', '--leader-poll', '1s'], {}).leaderPollMs).toBe(1_000);
+  });
 });
 
 describe('an invalid value from the environment', () => {

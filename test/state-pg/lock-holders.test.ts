@@ -81,7 +81,8 @@ describe.skipIf(skipWithoutDatabase)('a lock and its holder row', () => {
 
   it("a holder row left by a dead run names nobody once its process id is another session's", async () => {
     const schema = db.schema();
-    const store = await openStateStore({ location: db.stateUrl(schema), baseUrl });
+    // Heartbeats of 250 ms: taking the lock after a row left behind waits two of them (next test).
+    const store = await openStateStore({ location: db.stateUrl(schema), baseUrl, heartbeatMs: 250 });
     // An unrelated session that started after the dead run wrote its row, with that run's old process
     // id (the server reuses process ids; a row is left when the server, not the run, ended its session).
     const unrelated = new pg.Client({ connectionString: db.url });
@@ -101,5 +102,31 @@ describe.skipIf(skipWithoutDatabase)('a lock and its holder row', () => {
     } finally {
       await unrelated.end();
     }
+  });
+
+  it('a run that takes the lock from a holder who lost its session waits two of its heartbeats first; after a clean release, not', async () => {
+    const schema = db.schema();
+    const heartbeatMs = 400;
+    const store = await openStateStore({ location: db.stateUrl(schema), baseUrl, heartbeatMs });
+    // A run whose session the server ended mid-run (a partition): its row stays, its lock is free.
+    await db.query(
+      `INSERT INTO "${schema}".lock_holders (account, role, host, pid, command, since, backend_pid)
+       VALUES ($1, 'run', 'replica-a', 4242, 'websites-sync', now(), 2147483000)`,
+      [canonicalBaseUrl(baseUrl)],
+    );
+    const warnings: string[] = [];
+    const started = performance.now();
+    const session = await store.lock({ warn: (text) => warnings.push(text) });
+    const waited = performance.now() - started;
+    expect(warnings).toEqual([
+      'the run that held the lock before lost its PostgreSQL session without releasing it; waiting 0.8 s (two of its heartbeats, --leader-poll) for it to stop before this run starts',
+    ]);
+    expect(waited).toBeGreaterThanOrEqual(2 * heartbeatMs);
+    await session.release();
+    // Released as it should be: the next run starts at once, with nothing to say.
+    const next: string[] = [];
+    const again = await store.lock({ warn: (text) => next.push(text) });
+    expect(next).toEqual([]);
+    await again.release();
   });
 });

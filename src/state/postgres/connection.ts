@@ -187,7 +187,7 @@ export async function tryAdvisoryLock(
   connection: Connection,
   key: LockKey,
   holder: Pick<LockHolder, 'host' | 'pid' | 'command'>,
-): Promise<boolean> {
+): Promise<false | { leftBehind: boolean }> {
   const { client } = connection;
   const got = await client.query<{ got: boolean }>(
     'SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS got',
@@ -195,17 +195,25 @@ export async function tryAdvisoryLock(
   );
   if (!got.rows[0]?.got) return false;
   try {
-    await client.query(
-      `INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
+    // A row of another session that is gone, still there when the lock is free: its holder did not
+    // release it (the server ended its session under it), and may not know yet (PostgresStore's run
+    // lock). A live session's row means its holder let go of the lock (only the row's removal failed).
+    const { rows } = await client.query<{ left_behind: boolean }>(
+      `WITH before AS (
+         SELECT backend_pid FROM ${quoted(key.schema)}.lock_holders h
+         WHERE account = $1 AND role = $2 AND NOT ${sessionAlive('h.backend_pid', 'h.since')}
+       )
+       INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
        VALUES ($1, $2, $3, $4, $5, now(), pg_backend_pid())
-       ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()`,
+       ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()
+       RETURNING EXISTS (SELECT 1 FROM before WHERE backend_pid <> pg_backend_pid()) AS left_behind`,
       [key.account, key.role, holder.host, holder.pid, holder.command],
     );
+    return { leftBehind: rows[0]?.left_behind === true };
   } catch (error) {
     await unlock(connection, key);
     throw error;
   }
-  return true;
 }
 
 /** The holder row goes, and the lock goes even when the row cannot (see tryAdvisoryLock). */

@@ -1,3 +1,4 @@
+import type { LockRequest } from '../store-types.js';
 import { type Connection, sessionAlive } from './connection.js';
 
 /**
@@ -68,4 +69,31 @@ export function startHeartbeat(
     // waiting on a silent server would keep the process alive.
     void probe?.then((connection) => connection.close()).catch(() => {});
   };
+}
+
+/**
+ * The run before this one lost its session without releasing the lock (a partition, a connection the
+ * server ended): it stops only at its heartbeat, up to two of them (`everyMs`) after the server let go
+ * (a silent network), and may send to the service until then. The run that took the lock starts
+ * nothing before that has passed, or before it is stopped itself.
+ */
+export async function afterLostHolder(
+  held: Connection,
+  everyMs: number,
+  request: LockRequest,
+): Promise<void> {
+  const waitMs = 2 * everyMs;
+  request.warn?.(
+    `the run that held the lock before lost its PostgreSQL session without releasing it; waiting ${waitMs / 1000} s (two of its heartbeats, --leader-poll) for it to stop before this run starts`,
+  );
+  const signal = request.signal ? AbortSignal.any([request.signal, held.lost]) : held.lost;
+  await new Promise<void>((done) => {
+    const timer = setTimeout(done, waitMs);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+  request.signal?.throwIfAborted();
+  held.checkHeld();
 }

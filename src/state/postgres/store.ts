@@ -24,7 +24,7 @@ import {
   releaseAdvisoryLock,
   tryAdvisoryLock,
 } from './connection.js';
-import { startHeartbeat } from './heartbeat.js';
+import { afterLostHolder, startHeartbeat } from './heartbeat.js';
 import type { PostgresLocation } from './location.js';
 import { migrate } from './migrations.js';
 import {
@@ -159,7 +159,12 @@ class PostgresStore implements StateStore {
     const deadline = Date.now() + (request.waitMs ?? waitMs);
     const me = { ...this.#me, ...(request.command ? { command: request.command } : {}) };
     let told = false;
-    while (!(await tryAdvisoryLock(connection, this.#key('run'), me))) {
+    for (;;) {
+      const taken = await tryAdvisoryLock(connection, this.#key('run'), me);
+      if (taken) {
+        if (taken.leftBehind) await afterLostHolder(connection, this.#options.heartbeatMs ?? 5_000, request);
+        return;
+      }
       request.signal?.throwIfAborted();
       const holders = async () => readHolders(connection.client, this.#location.schema, this.#account);
       if (Date.now() >= deadline) {
