@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdir, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { context as githubContext } from '@actions/github';
 import { type Config, type Io, parseConfig, showing, UsageError } from '../cli/index.js';
 import { Redactor } from '../model/index.js';
@@ -84,7 +84,9 @@ export async function jobContext(
     payload: ctx.payload,
     sha: ctx.sha,
     manifest: manifestName(workspace, manifestPath(inputs, runEnv)),
-    github: connectGitHub(inputs.githubToken, ctx.apiUrl, githubTimeoutMs(config)),
+    github: connectGitHub(inputs.githubToken, ctx.apiUrl, githubTimeoutMs(config), (text) =>
+      io.redactor.show(text),
+    ),
     runUrl,
     workspace,
     temp,
@@ -129,19 +131,25 @@ function manifestPath(inputs: ActionInputs, env: NodeJS.ProcessEnv): string {
 /**
  * A directory the state branch keeps must hold the state and nothing else: the branch keeps every file
  * in it (ignored ones too: a credentials file another step left), and its files are written over it in
- * the next job. So it is refused when it is the checkout, holds the checkout, lies in `.git`, or holds
- * a file of the repository (the manifest would then be the branch's old one) other than the state's
- * own (`own`: the state file, with the files named after it, and the backup file), which a repository
- * that kept its state itself before may hold.
+ * the next job. So it is refused when it is the checkout, holds the checkout, lies outside it or in
+ * `.git`, or holds a file of the repository (the manifest would then be the branch's old one) other
+ * than the state's own (`own`: the state file, with the files named after it, and the backup file),
+ * which a repository that kept its state itself before may hold. Judged where it really is: a link
+ * in the checkout (a pull request can add one) leads where it leads.
  */
-async function keptStateDir(workspace: string, dir: string, own: string[]): Promise<void> {
+async function keptStateDir(checkout: string, stateDir: string, own: string[]): Promise<void> {
+  const [workspace, dir] = [await realDir(checkout), await realDir(stateDir)];
   let why: string | undefined;
   if (under(dir, workspace))
     why = dir === workspace ? 'the checkout itself' : 'a directory that holds the checkout';
+  // Outside the checkout (the runner's temporary directory, a sibling): what else is there is nobody's
+  // to say, and the runner keeps credentials in such places.
+  else if (!under(workspace, dir)) why = 'outside the checkout';
   else if (under(join(workspace, '.git'), dir)) why = "inside the repository's .git";
-  else if (under(workspace, dir)) {
+  else {
     const isOwn = (file: string) =>
-      own.some((path) => {
+      own.some((written) => {
+        const path = join(workspace, relative(checkout, written));
         const f = resolve(workspace, file);
         return f === path || f.startsWith(`${path}.`);
       });
@@ -153,6 +161,14 @@ async function keptStateDir(workspace: string, dir: string, own: string[]): Prom
   throw new UsageError(
     `input state-file: the state's directory, ${dir}, is ${why}; state-branch keeps that whole directory (every file in it is committed, and the branch's files are written over it): give the state a directory of its own, such as .websites-sync/state.json (the default)`,
   );
+}
+
+/** `path` with its links resolved, as far as it exists (the rest, not made yet, as it is written). */
+async function realDir(path: string): Promise<string> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real !== undefined) return real;
+  const parent = dirname(path);
+  return parent === path ? path : join(await realDir(parent), basename(path));
 }
 
 /** Whether `path` is `dir` or lies in it (both resolved). */

@@ -31,7 +31,12 @@ const RETRY_WAITS_MS = [1_000, 2_000];
  * - a read that failed on GitHub's side or on the way is made again (up to 3 times); a write never is,
  *   as one whose answer was lost may have been made (octokit's retry plugin retries writes too).
  */
-export function connectGitHub(token: string, apiUrl: string, timeoutMs: number): GitHub {
+export function connectGitHub(
+  token: string,
+  apiUrl: string,
+  timeoutMs: number,
+  redact: (text: string) => string,
+): GitHub {
   const github = getOctokit(token, { baseUrl: apiUrl });
   github.hook.wrap('request', async (request, options) => {
     const call = `${options.method} ${pathOf(options)}`;
@@ -51,7 +56,7 @@ export function connectGitHub(token: string, apiUrl: string, timeoutMs: number):
         await new Promise((resolve) => setTimeout(resolve, RETRY_WAITS_MS[attempt - 1]));
         continue;
       }
-      throw new Error(failureOf(call, failure, attempt));
+      throw new Error(failureOf(call, failure, attempt, redact));
     }
   });
   return github;
@@ -99,10 +104,15 @@ const HINTS: Record<number, string> = {
   404: 'not found, or not visible to the token',
 };
 
-/** A failed call in one line: which call, GitHub's status and words (cut), and what to do. */
-function failureOf(call: string, error: unknown, attempts: number): string {
+/**
+ * A failed call in one line: which call, GitHub's status and words, and what to do. The words are
+ * masked before they are cut (an answer that echoes the token, cut across it, would show its start).
+ */
+function failureOf(call: string, error: unknown, attempts: number, redact: (text: string) => string): string {
   const status = statusOf(error);
-  const words = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const words = redact(error instanceof Error ? error.message : String(error))
+    .replace(/\s+/g, ' ')
+    .trim();
   const said = words.length > 200 ? `${words.slice(0, 200)}…` : words;
   const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
   if (status === undefined) return `GitHub did not answer ${call}${tries}: ${said}`;

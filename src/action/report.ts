@@ -95,8 +95,9 @@ function fitHead(head: string[], budget: number, link: string): string[] {
 export function failureText(ctx: JobContext, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const reported = ctx.io.written().trim();
-  const quoted = [message, reported].filter(Boolean).join('\n');
-  return ctx.io.redactor.show(`\`\`\`\n${quoted.replace(/```/g, "'''").slice(-8000)}\n\`\`\``);
+  // Masked before it is cut: a cut across a secret would leave its end unmasked.
+  const quoted = ctx.io.redactor.show([message, reported].filter(Boolean).join('\n'));
+  return `\`\`\`\n${quoted.replace(/```/g, "'''").slice(-8000)}\n\`\`\``;
 }
 
 /**

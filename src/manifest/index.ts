@@ -1,7 +1,9 @@
 // The manifest stage: YAML text → interpolated → validated → canonical desired state, with every
 // problem located at its line and column. It never throws for a bad manifest: callers (validate,
 // a run, the daemon keeping its last good manifest) decide what problems mean.
+
 import { readFile } from 'node:fs/promises';
+import { domainToASCII } from 'node:url';
 import type { Document } from 'yaml';
 import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
@@ -200,22 +202,37 @@ function readWithPositions(text: string, options: ParseOptions): ManifestResult 
  * A problem's message without the values that came from the environment: `${VAR}` is how a secret is
  * kept out of the repository, and one put in the wrong field (`privacy: ${SHOP_PASSWORD}`) would
  * otherwise be quoted in the message ("got …"), and from there in a CI log or a pull request comment.
- * The value is hidden as quoted whole, and each variable's own text wherever it appears (but a value of
- * fewer than 4 characters, which hides nothing and would blank out common words).
+ * The value is hidden as quoted whole, and each variable's own text wherever it appears, in every
+ * spelling a message may give it (spellingsOf); but a text of fewer than 4 characters, which hides
+ * nothing and would blank out common words.
  */
 function unquoted(problem: Problem, substituted: Substitution[], env: Env): Problem {
   let message = problem.message;
   for (const { value, names } of substituted) {
     const hidden = `the value of ${names.map((name) => `\${${name}}`).join(', ')} (not shown)`;
-    const texts = names.map((name) => env[name] ?? '').filter((text) => text.length >= 4);
-    // In any case: a message may show a value lower-cased (a domain's).
-    const anyCase = (text: string) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
-    for (const quoted of new Set([describeValue(value), JSON.stringify(value)])) {
-      if (value !== '') message = message.replace(anyCase(quoted), hidden);
-    }
-    for (const text of texts) message = message.replace(anyCase(text), `\${${names.join(', ')}}`);
+    const wholes = spellingsOf(value).flatMap((text) => [describeValue(text), JSON.stringify(text), text]);
+    for (const whole of new Set(wholes)) message = message.replace(anyCase(whole), hidden);
+    const texts = names.flatMap((name) => spellingsOf(env[name] ?? ''));
+    for (const text of new Set(texts)) message = message.replace(anyCase(text), `\${${names.join(', ')}}`);
   }
   return message === problem.message ? problem : { ...problem, message };
+}
+
+/**
+ * A text as a message may show it: as it is, trimmed (a secret read from a file ends in a line feed),
+ * and as a domain's ASCII form (lower-cased, punycode), whole and each encoded label (a message may
+ * quote one label); only those of 4 characters or more.
+ */
+function spellingsOf(text: string): string[] {
+  const trimmed = text.trim();
+  const ascii = domainToASCII(trimmed.toLowerCase());
+  const encoded = ascii.split('.').filter((label) => label.startsWith('xn--'));
+  return [...new Set([text, trimmed, ascii, ...encoded])].filter((spelling) => spelling.length >= 4);
+}
+
+/** In any case: a message may show a value lower-cased (a domain's). */
+function anyCase(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
 }
 
 function readError(error: unknown): string {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -340,6 +340,17 @@ describe('failures: said where people look, without a stack trace or a secret', 
     // Written once: a write whose answer was lost may have been made.
     expect(github.calls.filter((c) => write.test(`${c.method} ${c.path.split('?')[0]}`))).toHaveLength(1);
     expect(refused.outputs['exit-status']).toBe('1');
+
+    // A proxy's page that echoes the token where the words are cut: masked first, never its start.
+    const echo = `${'x'.repeat(180)} token ${TOKEN} more`;
+    github.faults.broken = [
+      { call: write, times: 1, answer: { status: 502, body: echo, type: 'text/plain' } },
+    ];
+    const echoed = await planOn(9, head);
+    expect(echoed.code).toBe(1);
+    const shown = `${echoed.stdout}${echoed.summary}`.replace(/^::add-mask::.*$/gm, '');
+    expect(shown).toContain('GitHub answered POST /repos/acme/sites/issues/9/comments with 502');
+    expect(shown).not.toContain(TOKEN.slice(0, 12));
   });
 
   it('a plan comment GitHub refuses: the plan is not kept, so the apply after merge applies nothing unseen', async () => {
@@ -511,9 +522,17 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     git(runner.workspace, 'add', '.gitignore', 'config/team.txt');
     git(runner.workspace, 'commit', '-q', '-m', 'config');
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    // A directory outside the checkout, named directly or through a link in it (a pull request can add
+    // one), with a credentials file of its own.
+    mkdirSync(join(dir, 'outside'));
+    writeFileSync(join(dir, 'outside', 'git-credentials-1234.config'), 'creds-5e1f\n');
+    symlinkSync(join(dir, 'outside'), join(runner.workspace, 'linked'));
     const cases = [
       ['.websites-sync-state.json', 'is the checkout itself'],
       ['../state.json', 'is a directory that holds the checkout'],
+      ['../outside/state.json', 'is outside the checkout'],
+      [join(dir, 'outside', 'state.json'), 'is outside the checkout'],
+      ['linked/state.json', 'is outside the checkout'],
       ['config/state.json', 'is a directory with files of the repository (config/team.txt)'],
       ['.git/state.json', "is inside the repository's .git"],
     ];

@@ -503,5 +503,15 @@ describe('all problems at once', () => {
     );
     expect(part.problems).toHaveLength(1);
     expect(part.problems[0]?.message).not.toMatch(/other-secret/i);
+    // Trimmed (a secret read from a file ends in a line feed), or in a domain's ASCII form.
+    const spelled = parseLines(
+      ['version: 1', 'websites:', '  - domain: "${PADDED}"', '  - domain: "${IDN}_bad.example.com"'],
+      { PADDED: ' padded-secret-4242\n', IDN: 'ünïcödé-sëcret-4242' },
+    );
+    expect(spelled.problems.length).toBeGreaterThan(0);
+    for (const problem of spelled.problems) {
+      expect(problem.message).not.toContain('padded-secret');
+      expect(problem.message).not.toContain('scret-4242');
+    }
   });
 });
