@@ -73,7 +73,8 @@ describe.skipIf(skipWithoutDatabase)('a lock and its holder row', () => {
     }
     expect(await leaderLocks(schema)).toBe(1);
     expect(leadership?.lost.aborted).toBe(false);
-    const once = await openStateStore({ location: url, baseUrl });
+    // Its row names a live session: the next run takes it as left behind, and waits two heartbeats.
+    const once = await openStateStore({ location: url, baseUrl, heartbeatMs: 250 });
     const session = await once.lock({ waitMs: 0 });
     await session.release();
     await leadership?.release();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { openStateStore } from '../../src/state/index.js';
 import { runCli, toolEnv } from '../helpers/cli.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
@@ -123,9 +124,21 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
 
       const pgEnv = { ...fileEnv, WEBSITES_SYNC_STATE: url };
       const statePath = fileEnv.WEBSITES_SYNC_STATE_FILE as string;
+      // A daemon leads the other account meanwhile: not in the way of this one's copy.
+      const otherDaemon = await openStateStore({ location: url, baseUrl: other.url });
+      const leading = await otherDaemon.lead();
+      expect(leading).toBeDefined();
       // Nothing of this account there yet: copied without --force, the other account untouched.
       const into = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
       expect(into.code, into.stderr).toBe(0);
+      await leading?.release();
+      // A daemon that leads the copied account is: the copy waits for no one, and says what to do.
+      const thisDaemon = await openStateStore({ location: url, baseUrl: simulator.url });
+      const leadingThis = await thisDaemon.lead();
+      const held = await runCli(['state', 'migrate', '--from', statePath, '--force'], pgEnv);
+      expect(held.code).toBe(1);
+      expect(held.stderr).toContain('a daemon that leads it never finishes: stop its daemons first');
+      await leadingThis?.release();
       const refused = await runCli(['state', 'migrate', '--from', statePath], pgEnv);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`already holds the state or backups of ${simulator.url}`);

@@ -128,7 +128,10 @@ async function setUp(client: Client, queryTimeoutMs: number): Promise<{ pid: num
     `SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3; SET statement_timeout = ${Math.round(queryTimeoutMs)}; SET lock_timeout = ${Math.min(LOCK_TIMEOUT_MS, Math.round(queryTimeoutMs))}; SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'`,
   );
   const { rows } = await client.query<{ pid: number; start: string }>(
-    'SELECT pid, backend_start::text AS start FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+    // In ISO 8601 at UTC, which every session reads back the same whatever its DateStyle and TimeZone
+    // (a text in the session's own style may not be: `SQL` style with a zone abbreviation such as IST).
+    `SELECT pid, to_char(backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS start
+     FROM pg_stat_activity WHERE pid = pg_backend_pid()`,
   );
   return { pid: rows[0]?.pid ?? 0, start: rows[0]?.start ?? '' };
 }
@@ -195,18 +198,21 @@ export async function tryAdvisoryLock(
   );
   if (!got.rows[0]?.got) return false;
   try {
-    // A row of another session that is gone, still there when the lock is free: its holder did not
-    // release it (the server ended its session under it), and may not know yet (PostgresStore's run
-    // lock). A live session's row means its holder let go of the lock (only the row's removal failed).
+    // A row of another session, still there when the lock is free: its holder did not release it (the
+    // server ended its session under it), and may not know yet (PostgresStore's run lock). Whether
+    // that session still shows is no proof it let go: a session's locks are released before it leaves
+    // pg_stat_activity. Another session's is any but this one's (a process id reused by this one is
+    // not this one's row: it was written before this session started).
     const { rows } = await client.query<{ left_behind: boolean }>(
       `WITH before AS (
          SELECT backend_pid FROM ${quoted(key.schema)}.lock_holders h
-         WHERE account = $1 AND role = $2 AND NOT ${sessionAlive('h.backend_pid', 'h.since')}
+         WHERE account = $1 AND role = $2 AND NOT (h.backend_pid = pg_backend_pid()
+           AND h.since >= (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()))
        )
        INSERT INTO ${quoted(key.schema)}.lock_holders (account, role, host, pid, command, since, backend_pid)
        VALUES ($1, $2, $3, $4, $5, now(), pg_backend_pid())
        ON CONFLICT (account, role) DO UPDATE SET host = $3, pid = $4, command = $5, since = now(), backend_pid = pg_backend_pid()
-       RETURNING EXISTS (SELECT 1 FROM before WHERE backend_pid <> pg_backend_pid()) AS left_behind`,
+       RETURNING EXISTS (SELECT 1 FROM before) AS left_behind`,
       [key.account, key.role, holder.host, holder.pid, holder.command],
     );
     return { leftBehind: rows[0]?.left_behind === true };

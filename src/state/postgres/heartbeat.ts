@@ -87,13 +87,14 @@ export async function afterLostHolder(
     `the run that held the lock before lost its PostgreSQL session without releasing it; waiting ${waitMs / 1000} s (two of its heartbeats, --leader-poll) for it to stop before this run starts`,
   );
   const signal = request.signal ? AbortSignal.any([request.signal, held.lost]) : held.lost;
-  await new Promise<void>((done) => {
-    const timer = setTimeout(done, waitMs);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      done();
+  if (!signal.aborted)
+    await new Promise<void>((done) => {
+      const timer = setTimeout(done, waitMs);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        done();
+      });
     });
-  });
   request.signal?.throwIfAborted();
   held.checkHeld();
 }

@@ -15,6 +15,7 @@ import type {
   StateStore,
   StoreContents,
 } from '../store-types.js';
+import { withAccountsLocked } from './accounts-lock.js';
 import { explainConnectError } from './connect-errors.js';
 import {
   type Connection,
@@ -253,14 +254,16 @@ class PostgresStore implements StateStore {
   }
 
   replace(contents: StoreContents): Promise<void> {
-    return this.withConnection(async (connection) => {
-      const holders = await readHolders(connection.client, this.#location.schema, undefined);
-      if (holders.length > 0) throw new StateLockError(heldMessage(holders, this.shown, 'an account'));
-      await replaceAccounts(connection.client, this.#location.schema, [...accountsOf(contents)], {
-        states: contents.states.map((state) => ({ account: canonicalBaseUrl(state.base_url), state })),
-        backups: contents.backups.map((entry) => ({ account: canonicalBaseUrl(entry.base_url), entry })),
-      });
-    });
+    const { schema } = this.#location;
+    const accounts = [...accountsOf(contents)];
+    return this.withConnection((connection) =>
+      withAccountsLocked(connection, { schema, shown: this.shown }, accounts, this.#me, () =>
+        replaceAccounts(connection.client, schema, accounts, {
+          states: contents.states.map((state) => ({ account: canonicalBaseUrl(state.base_url), state })),
+          backups: contents.backups.map((entry) => ({ account: canonicalBaseUrl(entry.base_url), entry })),
+        }),
+      ),
+    );
   }
 
   readNotified(): Promise<Notified> {
