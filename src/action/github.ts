@@ -173,12 +173,26 @@ export interface TokenIdentity {
   id?: number;
 }
 
+/** Each client's token's account, asked once: a job may look for its comment or issue several times. */
+const identities = new WeakMap<GitHub, Promise<TokenIdentity>>();
+
 /**
  * Who the token writes as: GraphQL's `viewer` answers for every kind of token (the job's own,
  * `github-actions[bot]`; an App's installation token, `<app slug>[bot]`; a personal token, its user),
  * where REST's GET /user refuses an installation token and GET /app wants the App's own JWT.
  */
-export async function tokenIdentity(github: GitHub): Promise<TokenIdentity> {
+export function tokenIdentity(github: GitHub): Promise<TokenIdentity> {
+  let asked = identities.get(github);
+  if (asked === undefined) {
+    asked = askIdentity(github);
+    // A failed question is asked again next time, not remembered.
+    asked.catch(() => identities.delete(github));
+    identities.set(github, asked);
+  }
+  return asked;
+}
+
+async function askIdentity(github: GitHub): Promise<TokenIdentity> {
   const { viewer } = await github.graphql<{ viewer: { login: string; databaseId?: number | null } }>(
     'query { viewer { login databaseId } }',
   );

@@ -13,7 +13,13 @@ import {
   runAction,
   runnerFor,
 } from '../helpers/action.js';
-import { COMMENT_LIMIT, type Comment, type FakeGitHub, startFakeGitHub } from '../helpers/github-api.js';
+import {
+  COMMENT_LIMIT,
+  type Comment,
+  type FakeGitHub,
+  type Issue,
+  startFakeGitHub,
+} from '../helpers/github-api.js';
 import { pullRequestEvent, pushEvent, scheduleEvent } from '../helpers/github-events.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -121,6 +127,27 @@ function commentBy(number: number, id: number, user: Comment['user'], body: stri
     created_at: '2026-11-26T08:00:00Z',
     updated_at: '2026-11-26T08:00:00Z',
     author_association: 'NONE',
+  };
+}
+
+/** The drift-labelled issue #1, open, written by `user` before the Action ran. */
+function issueBy(user: Issue['user'], association: string, body: string): Issue {
+  return {
+    id: 1,
+    node_id: 'I_1',
+    number: 1,
+    title: 'drift',
+    body,
+    state: 'open',
+    state_reason: null,
+    labels: [{ id: 1, name: 'websites-sync-drift', color: 'ededed', default: false }],
+    html_url: 'https://github.com/acme/sites/issues/1',
+    url: `${github.url}/repos/acme/sites/issues/1`,
+    created_at: '2026-11-26T08:00:00Z',
+    updated_at: '2026-11-26T08:00:00Z',
+    closed_at: null,
+    user,
+    author_association: association,
   };
 }
 
@@ -745,23 +772,7 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     await converge();
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
     const theirs = '<!-- websites-sync drift -->\nAnother app tracks this.';
-    github.issues.push({
-      id: 1,
-      node_id: 'I_1',
-      number: 1,
-      title: 'drift',
-      body: theirs,
-      state: 'open',
-      state_reason: null,
-      labels: [{ id: 1, name: 'websites-sync-drift', color: 'ededed', default: false }],
-      html_url: 'https://github.com/acme/sites/issues/1',
-      url: `${github.url}/repos/acme/sites/issues/1`,
-      created_at: '2026-11-26T08:00:00Z',
-      updated_at: '2026-11-26T08:00:00Z',
-      closed_at: null,
-      user: OTHER_APP,
-      author_association: 'NONE',
-    });
+    github.issues.push(issueBy(OTHER_APP, 'NONE', theirs));
     const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
     simulator.updateWebsite(edit?.id ?? 0, { email: true });
     const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
@@ -777,23 +788,7 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     await converge();
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
     const decoy = '<!-- websites-sync drift -->\nAll good, nothing drifted.';
-    github.issues.push({
-      id: 1,
-      node_id: 'I_1',
-      number: 1,
-      title: 'drift',
-      body: decoy,
-      state: 'open',
-      state_reason: null,
-      labels: [{ id: 1, name: 'websites-sync-drift', color: 'ededed', default: false }],
-      html_url: 'https://github.com/acme/sites/issues/1',
-      url: `${github.url}/repos/acme/sites/issues/1`,
-      created_at: '2026-11-26T08:00:00Z',
-      updated_at: '2026-11-26T08:00:00Z',
-      closed_at: null,
-      user: { login: 'mallory', id: 666, type: 'User' },
-      author_association: 'CONTRIBUTOR',
-    });
+    github.issues.push(issueBy({ login: 'mallory', id: 666, type: 'User' }, 'CONTRIBUTOR', decoy));
     const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
     simulator.updateWebsite(edit?.id ?? 0, { email: true });
     const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
