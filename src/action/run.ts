@@ -47,8 +47,13 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
       core.debug(io.redactor.show(error.stack ?? ''));
     const line = io.redactor.show(`websites-sync: ${message}`);
     core.setFailed(line);
-    // As action.yml documents it for every failure, whatever the job had set before.
-    core.setOutput('exit-status', '1');
+    // As action.yml documents it for every failure, whatever the job had set before; an outputs file
+    // the runner did not provide does not turn the failure into a stack trace.
+    try {
+      core.setOutput('exit-status', '1');
+    } catch {
+      // Said above already, by setFailed.
+    }
     if (ctx)
       await writeJobSummary(ctx, ['### websites-sync: failed', failureText(ctx, error)]).catch(() => {});
     return 1;

@@ -1,5 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInputs } from '../../src/action/inputs.js';
+import { ACTION } from '../helpers/action.js';
 
 // The Action's inputs as the runner hands them over (INPUT_<NAME>): an input named like an option of
 // the command line becomes that option; a mistake is refused naming the input.
@@ -45,5 +49,21 @@ describe('readInputs', () => {
     ],
   ])('refuses %j', (inputs, message) => {
     expect(() => readInputs(env(inputs))).toThrow(message);
+  });
+});
+
+describe('the bundle, given a refused input', () => {
+  it('fails with the one line that says why, even where the runner gave no outputs file', () => {
+    const run = spawnSync(process.execPath, [ACTION], {
+      env: {
+        PATH: process.env.PATH,
+        INPUT_COMMAND: 'deploy',
+        GITHUB_OUTPUT: join(tmpdir(), 'websites-sync-no-such-dir', 'output'),
+      },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('::error::websites-sync: input command: "deploy" is not a job');
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/\n\s+at /);
   });
 });
