@@ -7,7 +7,7 @@ import { commitToBranch, readBranchFile, readBranchInto, replaceWithDirectory } 
 import type { JobContext } from './context.js';
 import { type MergedPull, mergedPullOf, upsertComment } from './github.js';
 import { markerOf, planFileOf, shownManifest } from './manifest-keys.js';
-import { commentBody, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { commentBody, setOutputs, writeJobSummary } from './report.js';
 import { type SyncReport, syncOnce } from './sync.js';
 
 // `command: apply`, on a push to the main branch: the plan reviewed in the merged pull request (kept
@@ -86,12 +86,16 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
     ...reasons,
   ].join('\n');
   core.setFailed(`stale plan: the plan reviewed in #${merged.number} no longer matches; nothing was applied`);
+  // Every reason in the job's log: the job summary and the comment may have to cut them.
+  ctx.io.stderr.write(
+    `stale plan: since the review of #${merged.number}:\n${stale.map((r) => `  - ${r}\n`).join('')}`,
+  );
   const fresh = await syncOnce({ config: ctx.config(['--dry-run', '--detailed-exitcode']), io: ctx.io });
   const next = `A fresh plan, for the account and manifest as they are now, is below: review it in a new pull request (its plan is applied after merge).`;
   const marker = markerOf('stale plan', ctx.manifest);
   const body = commentBody(ctx, marker, [head, next], fresh);
-  // The job summary (the reasons whole) and the outputs first: a comment GitHub refuses loses neither.
-  await writeJobSummary(ctx, [head, next, summaryMarkdown(fresh)]);
+  // The job summary (the reasons, whole up to its limit) and the outputs first: a comment GitHub refuses loses neither.
+  await writeJobSummary(ctx, [head, next], fresh);
   setOutputs(ctx, { exitStatus: 1, report: fresh, summary: body });
   await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, marker, body);
   return 1;
@@ -100,7 +104,7 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
 async function finish(ctx: JobContext, report: SyncReport, head: string[]): Promise<number> {
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
-  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
+  await writeJobSummary(ctx, head, report);
   if (report.code !== 0) core.setFailed(`websites-sync apply ended with exit status ${report.code}`);
   setOutputs(ctx, {
     exitStatus: report.code,

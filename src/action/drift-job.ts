@@ -6,7 +6,7 @@ import { readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
 import { closeIssue, type DriftIssue, findDriftIssue, openDriftIssue, updateIssue } from './github.js';
 import { markerOf, shownManifest } from './manifest-keys.js';
-import { commentBody, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { commentBody, leadOf, setOutputs, writeJobSummary } from './report.js';
 import { syncOnce } from './sync.js';
 
 // `command: drift`, on a schedule: a dry run against the account. Drift opens one issue (found again by
@@ -39,7 +39,7 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
   // The job summary and the outputs before the issue: a refused write (a permission) never loses them.
   const planJson = join(ctx.temp, 'plan.json');
   await writeFile(planJson, report.json);
-  await writeJobSummary(ctx, [head, summaryMarkdown(report)]);
+  await writeJobSummary(ctx, [head], report);
   setOutputs(ctx, {
     exitStatus: report.code,
     report,

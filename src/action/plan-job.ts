@@ -6,7 +6,7 @@ import { commitToBranch, putFile, readBranchInto } from './branch.js';
 import type { JobContext } from './context.js';
 import { upsertComment } from './github.js';
 import { markerOf, planFileOf, shownManifest } from './manifest-keys.js';
-import { commentBody, failureText, leadOf, setOutputs, summaryMarkdown, writeJobSummary } from './report.js';
+import { commentBody, failureText, leadOf, setOutputs, writeJobSummary } from './report.js';
 import { type SyncReport, syncOnce } from './sync.js';
 
 // `command: plan`, on a pull request: a dry run against the account, the plan in one living comment
@@ -61,7 +61,7 @@ async function showThenKeep(
   const head = headOf(ctx, pull, report, undefined);
   const body = commentBody(ctx, marker, head, report);
   // The job summary and the outputs first: a comment GitHub refuses loses neither.
-  await writeJobSummary(ctx, [...head, summaryMarkdown(report)]);
+  await writeJobSummary(ctx, head, report);
   const saved = report.saved ? { savedPlan: files.savedPlan } : {};
   const outputs = { exitStatus: report.code, report, planJson: files.planJson, ...saved };
   setOutputs(ctx, { ...outputs, summary: body });

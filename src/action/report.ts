@@ -32,25 +32,40 @@ export function setOutputs(ctx: JobContext, outputs: Outputs): void {
   core.setOutput('summary', redact(outputs.summary));
 }
 
-/** The plan whole, or cut to the step summary's limit (in bytes: a domain or a mark may take several). */
-export function summaryMarkdown(report: SyncReport): string {
-  let budget = SUMMARY_BYTES;
-  for (;;) {
-    const text = report.markdown({
-      maxLength: budget,
-      wholePlanAt: 'the JSON plan (the `plan-json` output)',
-    });
-    const bytes = Buffer.byteLength(text);
-    if (bytes <= SUMMARY_BYTES || budget < 1024) return text;
-    budget = Math.floor((budget * SUMMARY_BYTES) / bytes) - 1024;
-  }
-}
-
-export async function writeJobSummary(ctx: JobContext, parts: string[]): Promise<void> {
+/**
+ * The job summary: `head` (the lines that say what happened), then the plan whole or cut to the step
+ * summary's limit, in bytes (a domain or a mark may take several). The head is held to the limit too
+ * (to half of it when a plan follows): a stale plan's reasons have no bound (one lists every website
+ * added to the manifest), and GitHub drops a summary over its limit whole. What is cut is in the job's
+ * log, where the CLI wrote it.
+ */
+export async function writeJobSummary(ctx: JobContext, head: string[], report?: SyncReport): Promise<void> {
+  // Redacted before it is cut: a cut through a secret would leave a part of it the redactor cannot see.
+  const shown = head.filter(Boolean).map((line) => ctx.io.redactor.show(line));
+  const room = report ? SUMMARY_BYTES / 2 : SUMMARY_BYTES;
+  const lines = withinBytes(room, (budget) => fitHead(shown, budget, SUMMARY_NOTE).join('\n\n'));
+  const plan = report
+    ? withinBytes(SUMMARY_BYTES - Buffer.byteLength(lines), (budget) =>
+        report.markdown({ maxLength: budget, wholePlanAt: 'the JSON plan (the `plan-json` output)' }),
+      )
+    : '';
   await core.summary
-    .addRaw(ctx.io.redactor.show(parts.filter(Boolean).join('\n\n')))
+    .addRaw(ctx.io.redactor.show([lines, plan].filter(Boolean).join('\n\n')))
     .addEOL()
     .write();
+}
+
+const SUMMARY_NOTE = `\n\n> [!NOTE]\n> Cut here to fit GitHub's 1 MiB limit for a job summary: the whole text is in the job's log.`;
+
+/** What `render` makes of the largest budget in characters whose text fits `limit` bytes. */
+function withinBytes(limit: number, render: (budget: number) => string): string {
+  let budget = limit;
+  for (;;) {
+    const text = render(budget);
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= limit || budget < 1024) return text;
+    budget = Math.floor((budget * limit) / bytes) - 1024;
+  }
 }
 
 /**
@@ -65,7 +80,8 @@ export function commentBody(ctx: JobContext, marker: string, head: string[], rep
   const room = COMMENT_LIMIT - marker.length - footer.length - 64;
   // Redacted before it is cut: a cut through a secret would leave a part of it the redactor cannot see.
   const shown = head.map((line) => ctx.io.redactor.show(line));
-  const lines = fitHead(shown, report ? Math.min(room, COMMENT_LIMIT / 2) : room, link);
+  const note = `\n\n> [!NOTE]\n> Cut here to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en')}-character limit: the whole text is in ${link}.`;
+  const lines = fitHead(shown, report ? Math.min(room, COMMENT_LIMIT / 2) : room, note);
   const fixed = [marker, ...lines, footer].join('\n\n');
   const plan = report?.markdown({ maxLength: COMMENT_LIMIT - fixed.length - 64, wholePlanAt: link }) ?? '';
   const body = [marker, ...lines, plan.trimEnd(), footer].filter(Boolean).join('\n\n');
@@ -74,12 +90,11 @@ export function commentBody(ctx: JobContext, marker: string, head: string[], rep
 
 /**
  * `head` within `budget` characters: whole, or cut at a line (else a word) before the budget, a code
- * block left open closed, and a note saying the whole text is in the job summary (`link`).
+ * block left open closed, and `note` (where the whole text is) after it.
  */
-function fitHead(head: string[], budget: number, link: string): string[] {
+function fitHead(head: string[], budget: number, note: string): string[] {
   const text = head.join('\n\n');
   if (text.length <= budget) return head;
-  const note = `\n\n> [!NOTE]\n> Cut here to fit GitHub's ${COMMENT_LIMIT.toLocaleString('en')}-character limit: the whole text is in ${link}.`;
   const max = Math.max(0, budget - note.length - 8);
   let cut = text.lastIndexOf('\n', max);
   if (cut < max / 2) cut = text.lastIndexOf(' ', max);

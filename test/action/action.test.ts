@@ -683,6 +683,28 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
+  it("a plan made stale by 25,000 added websites: the job summary is cut to GitHub's 1 MiB, the plan after the reasons", async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    expect((await planOn(8, head)).code).toBe(0);
+    // 25,000 reasons of about 50 bytes: GitHub drops a step summary over 1 MiB whole.
+    const many = Array.from(
+      { length: 25_000 },
+      (_, i) => `  - domain: site-${String(i).padStart(5, '0')}-with-a-long-name.example.com\n`,
+    );
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const run = await applyOn(merge(8, head, `${WITH_SHOP}${many.join('')}`), before);
+    expect(run.code).toBe(1);
+    expect(Buffer.byteLength(run.summary)).toBeLessThanOrEqual(1024 * 1024);
+    expect(run.summary).toContain('is stale');
+    expect(run.summary).toContain('site-00000-with-a-long-name.example.com added');
+    expect(run.summary).toContain("Cut here to fit GitHub's 1 MiB limit for a job summary");
+    expect(run.summary).toContain('Plan: 25001 to create');
+    // The whole list is in the job's log, where the CLI wrote it.
+    expect(run.stdout + run.stderr).toContain('site-24999-with-a-long-name.example.com added');
+  }, 120_000);
+
   it('a push no reviewed plan covers applies nothing, unless the workflow opts in, and says so', async () => {
     const before = git(runner.workspace, 'rev-parse', 'HEAD');
     const sha = commitManifest(runner.workspace, WITH_SHOP, 'direct push');
