@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { runCli, startCli, toolEnv } from '../helpers/cli.js';
 import { skipWithoutDatabase, startTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 // `state migrate`: a file state and its backups into PostgreSQL and back, losing nothing.
@@ -85,7 +86,6 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
     );
 
     const back = join(dir, 'back', 'state.json');
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'back'));
     const out = await runCli(['state', 'migrate', '--to', back], pgEnv);
     expect(out.code, out.stderr).toBe(0);
@@ -155,10 +155,52 @@ describe.skipIf(skipWithoutDatabase)('state migrate', () => {
     }
   });
 
+  it('out of PostgreSQL while a leader saves: one snapshot, never half of each', async () => {
+    const statePath = fileEnv.WEBSITES_SYNC_STATE_FILE as string;
+    const original = JSON.parse(await readFile(statePath, 'utf8'));
+    const schema = db.schema();
+    const pgEnv = { ...fileEnv, WEBSITES_SYNC_STATE: db.stateUrl(schema) };
+    expect((await runCli(['state', 'migrate', '--from', statePath], pgEnv)).code).toBe(0);
+    // A leader's save of a delete, held until the copy has read the websites: the website's row goes
+    // and its backup comes, in one transaction.
+    const leader = new pg.Client({ connectionString: db.url });
+    await leader.connect();
+    const back = join(dir, 'out', 'state.json');
+    await mkdir(join(dir, 'out'));
+    try {
+      await leader.query('BEGIN');
+      await leader.query(`LOCK TABLE ${schema}.backups IN ACCESS EXCLUSIVE MODE`);
+      const copy = startCli(['state', 'migrate', '--to', back], pgEnv);
+      const waiting = async () =>
+        (
+          await db.query(
+            `SELECT 1 FROM pg_locks WHERE relation = '${schema}.backups'::regclass AND NOT granted`,
+          )
+        ).length;
+      await vi.waitFor(async () => expect(await waiting()).toBe(1), { timeout: 20_000, interval: 50 });
+      const [row] = (
+        await leader.query(`SELECT entry FROM ${schema}.websites WHERE entry->>'domain' = 'b.example.com'`)
+      ).rows;
+      expect(row).toBeDefined();
+      await leader.query(`DELETE FROM ${schema}.websites WHERE entry->>'domain' = 'b.example.com'`);
+      await leader.query(
+        `INSERT INTO ${schema}.backups (account, deleted_at, entry) SELECT account, deleted_at, entry || '{"domain":"b.example.com"}' FROM ${schema}.backups`,
+      );
+      await leader.query('COMMIT');
+      const done = await copy.done;
+      expect(done.code, done.stderr).toBe(0);
+    } finally {
+      await leader.end();
+    }
+    // The state before the save, whole: its websites and its one backup, not the backup after it.
+    expect(JSON.parse(await readFile(back, 'utf8'))).toEqual(original);
+    const backups = await readFile(join(dir, 'out', '.websites-sync-deleted.jsonl'), 'utf8');
+    expect(backups.trim().split('\n')).toHaveLength(1);
+  });
+
   it('into a backup file other accounts share: their backups are kept', async () => {
     const target = join(dir, 'shared', 'state.json');
     const backups = join(dir, 'shared', '.websites-sync-deleted.jsonl');
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, 'shared'));
     const foreign = {
       deleted_at: '2026-11-01T00:00:00.000Z',

@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import type { BackupEntry } from '../backup-file.js';
 import { type Notified, notifiedOf } from '../notified.js';
 import { byId, emptyState, fingerprintKey, STATE_VERSION, type StateData } from '../state.js';
-import type { StoredState } from '../store-types.js';
+import type { StoreContents, StoredState } from '../store-types.js';
 import { quoted } from './location.js';
 
 // The state as rows: an account (its salt), and per website id its fingerprints, its protection, its
@@ -101,15 +101,12 @@ async function writeAccount(
 }
 
 /** One transaction: a connection cut half-way leaves what was there before, never half of it. */
-export async function inTransaction(
-  client: Client,
-  work: () => Promise<void>,
-  begin = 'BEGIN',
-): Promise<void> {
+export async function inTransaction<T>(client: Client, work: () => Promise<T>, begin = 'BEGIN'): Promise<T> {
   await client.query(begin);
   try {
-    await work();
+    const done = await work();
     await client.query('COMMIT');
+    return done;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -162,6 +159,25 @@ export async function readAccounts(client: Client, schema: string): Promise<stri
     `SELECT account FROM ${quoted(schema)}.accounts ORDER BY account`,
   );
   return rows.rows.map((row) => row.account);
+}
+
+/**
+ * Every account's state and every backup, as of one moment: a leader's save between two of the reads
+ * (a website's row gone, its backup added) would otherwise give a copy half of each.
+ */
+export function readContents(client: Client, schema: string): Promise<StoreContents> {
+  return inTransaction(
+    client,
+    async () => {
+      const states = [];
+      for (const account of await readAccounts(client, schema)) {
+        const stored = await readAccount(client, schema, account);
+        if (stored) states.push(stored);
+      }
+      return { states, backups: await readBackupRows(client, schema) };
+    },
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
 }
 
 /**

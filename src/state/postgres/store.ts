@@ -32,8 +32,8 @@ import {
   insertBackup,
   nothingWritten,
   readAccount,
-  readAccounts,
   readBackupRows,
+  readContents,
   readNotifiedRow,
   replaceAccounts,
   saveAccount,
@@ -246,7 +246,7 @@ class PostgresStore implements StateStore {
   }
 
   contents(): Promise<StoreContents> {
-    return this.withConnection((connection) => contentsOf(connection, this.#location.schema));
+    return this.withConnection((connection) => readContents(connection.client, this.#location.schema));
   }
 
   async replaced(contents: StoreContents): Promise<string[]> {
@@ -282,13 +282,4 @@ class PostgresStore implements StateStore {
 /** A server's error (it has a code) in the operator's terms; the tool's own as it is. */
 function explained(error: unknown, location: PostgresLocation): unknown {
   return (error as { code?: string }).code ? explainConnectError(error, location) : error;
-}
-
-async function contentsOf(connection: Connection, schema: string): Promise<StoreContents> {
-  const states = [];
-  for (const account of await readAccounts(connection.client, schema)) {
-    const stored = await readAccount(connection.client, schema, account);
-    if (stored) states.push(stored);
-  }
-  return { states, backups: await readBackupRows(connection.client, schema) };
 }
