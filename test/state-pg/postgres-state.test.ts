@@ -321,6 +321,26 @@ describe.skipIf(skipWithoutDatabase)('the PostgreSQL backend', () => {
       expect(writes()).toEqual([]);
     });
 
+    it("a schema whose schema_version is another tool's (Flyway's, in a shared schema): refused, untouched", async () => {
+      const schema = db.schema();
+      await db.query(`CREATE SCHEMA ${schema}`);
+      await db.query(
+        `CREATE TABLE ${schema}.schema_version (installed_rank integer PRIMARY KEY, version varchar(50), description varchar(200) NOT NULL, success boolean NOT NULL)`,
+      );
+      await db.query(
+        `INSERT INTO ${schema}.schema_version VALUES (1, '2', 'init', true), (2, '2.1', 'more', true)`,
+      );
+      const run = await runCli(['--once'], { ...env, WEBSITES_SYNC_STATE: db.stateUrl(schema) });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `the PostgreSQL schema "${schema}" has a table schema_version that websites-sync did not make`,
+      );
+      expect(run.stderr).not.toContain('newer websites-sync');
+      expect(await db.query(`SELECT to_regclass('${schema}.accounts') AS t`)).toEqual([{ t: null }]);
+      expect(await db.query(`SELECT count(*)::int AS n FROM ${schema}.schema_version`)).toEqual([{ n: 2 }]);
+      expect(writes()).toEqual([]);
+    });
+
     it('a URL with a password on the command line is refused (it would show in ps); from a file it works', async () => {
       const url = db.stateUrl(db.schema());
       const refused = await runCli(['--once', '--state', url], env);

@@ -137,10 +137,30 @@ async function versionOf(client: Client, schema: string): Promise<number> {
     `${quoted(schema)}.schema_version`,
   ]);
   if (!table.rows[0]?.found) return 0;
+  await refuseForeign(client, schema);
   const row = await client.query<{ version: number }>(
     `SELECT max(version) AS version FROM ${quoted(schema)}.schema_version`,
   );
   return row.rows[0]?.version ?? 0;
+}
+
+/**
+ * The version table is ours only as ours is made: one integer column, `version`. Another tool's of the
+ * same name (Flyway's, in a schema shared with an application) would otherwise read as a newer
+ * websites-sync's, or as a version to migrate from.
+ */
+async function refuseForeign(client: Client, schema: string): Promise<void> {
+  const { rows } = await client.query<{ name: string; type: string }>(
+    // pg_attribute, not information_schema: a role is shown there only the columns it may use.
+    `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+      WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    [`${quoted(schema)}.schema_version`],
+  );
+  const columns = rows.map(({ name, type }) => `${name} ${type}`);
+  if (columns.length === 1 && columns[0] === 'version integer') return;
+  throw new StateLockError(
+    `the PostgreSQL schema "${schema}" has a table schema_version that websites-sync did not make (its columns: ${columns.join(', ')}): another tool's tables may be there too. Give websites-sync a schema of its own (?schema=NAME in the state URL; the default, websites_sync, is made for it); nothing was changed`,
+  );
 }
 
 function refuseNewer(version: number, schema: string): void {
