@@ -23,12 +23,20 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
   const where = ctx.repo;
   const label = ctx.inputs.driftLabel;
   const marker = markerOf('drift', ctx.manifest);
-  const open = await findDriftIssue(ctx.github, where, { label, marker });
+  // A lookup GitHub failed is said after the job summary and the outputs, which it would otherwise lose.
+  const lookup = await findDriftIssue(ctx.github, where, { label, marker }).then(
+    (issue) => ({ issue, failed: undefined }),
+    (failed: unknown) => ({ issue: undefined, failed: failed ?? new Error('unknown') }),
+  );
+  const open = lookup.issue;
   const since = open ? new Date(open.createdAt) : now;
   const lasted = formatDuration(now.getTime() - since.getTime());
+  const lasting = lookup.failed
+    ? 'since when is not known (the drift issue could not be read)'
+    : `since ${since.toISOString()} (${lasted})`;
   let head: string;
   if (drift) {
-    head = `### websites-sync drift\n\n**The account differs from the manifest** (${shownManifest(ctx.manifest)}), since ${since.toISOString()} (${lasted}); last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
+    head = `### websites-sync drift\n\n**The account differs from the manifest** (${shownManifest(ctx.manifest)}), ${lasting}; last checked ${now.toISOString()}. Apply the manifest again (re-run the latest apply), or change the manifest to adopt what changed.`;
   } else if (report.code !== 0) {
     // An error without a plan of changes: nothing is known of drift, and the issue is left as it is.
     head = `### websites-sync drift\n\n**The check ended with errors** (exit status ${report.code}; checked ${now.toISOString()}): whether the account differs is not known. See the log.`;
@@ -46,6 +54,7 @@ export async function runDriftJob(ctx: JobContext, now = new Date()): Promise<nu
     planJson,
     summary: commentBody(ctx, '', [head], report),
   });
+  if (lookup.failed) throw lookup.failed;
   if (drift) {
     const body = commentBody(ctx, marker, [head, ...leadOf(report)], report);
     const url = await writeDriftIssue(ctx, open, body);

@@ -790,6 +790,29 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expect(run.outputs.summary).toContain('edit.example.com');
   });
 
+  it('the open drift issue that cannot be read: the job fails, its summary and outputs still written, no second issue', async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const edit = simulator.listWebsites().find((w) => w.domain === 'edit.example.com');
+    simulator.updateWebsite(edit?.id ?? 0, { email: true });
+    const down = JSON.stringify({ message: 'Server Error' });
+    github.faults.broken = [
+      {
+        call: /^GET \/repos\/acme\/sites\/issues$/,
+        times: 3,
+        answer: { status: 502, body: down, type: 'application/json' },
+      },
+    ];
+    const run = await runAction(runner, { name: 'schedule', payload: scheduleEvent(), sha }, inputs('drift'));
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/GitHub answered GET \/repos\/acme\/sites\/issues\S* with 502/);
+    expect(github.issues).toHaveLength(0);
+    expect(run.summary).toContain('The account differs from the manifest');
+    expect(run.summary).toContain('since when is not known (the drift issue could not be read)');
+    expect(run.summary).toContain('edit.example.com');
+    expect(run.outputs).toMatchObject({ 'exit-status': '1', 'has-changes': 'true', updates: '1' });
+  });
+
   it("another app's issue with the marker and the label is not the drift issue", async () => {
     await converge();
     const sha = git(runner.workspace, 'rev-parse', 'HEAD');
