@@ -34,7 +34,7 @@ export const trafficGuardSchema = z
     error: (iss) => expected('must be lenient or strict', iss.input),
   })
   .describe(
-    'What a delete whose traffic cannot be read does: lenient (default) deletes it and shows "traffic unknown"; strict refuses it like a website with visitors.',
+    'What a delete whose traffic cannot be read does: lenient (default) deletes it and shows "traffic unknown"; strict refuses it like a website with visitors. A read that gets no answer (or still 429/502/503/504 after the retries) holds the delete back under either.',
   );
 
 export const ALLOW_DELETE_KEY = 'allow_delete_with_traffic';

@@ -12,8 +12,12 @@ export type PlanLimit =
 /** A website's visitors over the traffic window (`/api/v1/stats/{id}?name=visitors`). */
 export type TrafficReading =
   | { kind: 'known'; visitors: number }
-  /** The answer could not be read: never taken as "no traffic". */
-  | { kind: 'unknown'; reason: string };
+  /**
+   * The answer could not be read: never taken as "no traffic". `transient`: no answer came, or only
+   * answers that say "not now" (429, a gateway's 502/503/504) after the retries: a passing failure,
+   * not a service that cannot tell, so the delete is held back whatever `traffic_guard` says.
+   */
+  | { kind: 'unknown'; reason: string; transient?: true };
 
 /** The traffic guard's settings: `traffic_window` / `--traffic-window` and `traffic_guard` / `--traffic-guard`. */
 export interface TrafficGuardSettings {

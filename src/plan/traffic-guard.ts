@@ -40,7 +40,12 @@ function checkDelete(
   input: TrafficGuardInput,
 ): { change: DeleteChange } | { refused: TrafficRefusal } {
   const traffic = input.traffic.get(String(change.id)) ?? NOT_READ;
-  const blocks = traffic.kind === 'known' ? traffic.visitors > 0 : input.settings.mode === 'strict';
+  // A passing failure (no answer, a 503 after the retries) is not a service that cannot tell: the
+  // delete waits for a reading, under lenient too, as a dry run may have shown its visitors.
+  const blocks =
+    traffic.kind === 'known'
+      ? traffic.visitors > 0
+      : traffic.transient === true || input.settings.mode === 'strict';
   if (!blocks) return { change: { ...change, traffic } };
   if (input.force) return { change: { ...change, traffic: { ...traffic, allowedBy: '--force' } } };
   if (input.allowed.has(websiteKey(change.domain))) {
@@ -59,7 +64,12 @@ export function trafficText(traffic: TrafficReading, windowDays: number): string
 
 /** A refused delete as every format says it: "shop.example.com: refused, 1,204 visitors in the last 30 days". */
 export function refusalText(refusal: TrafficRefusal, windowDays: number): string {
-  return `${refusal.domain}: refused, ${trafficText(refusal.traffic, windowDays)}`;
+  const { traffic } = refusal;
+  const passing =
+    traffic.kind === 'unknown' && traffic.transient
+      ? ' (a passing failure: held back under any traffic_guard until it can be read; run again later)'
+      : '';
+  return `${refusal.domain}: refused, ${trafficText(traffic, windowDays)}${passing}`;
 }
 
 /** What stands beside a delete that goes ahead: its traffic, and what allowed it despite visitors. */

@@ -14,6 +14,10 @@ export const STATS_PATH = '/api/v1/stats';
 
 /** A 500 here is the broken version's answer, not a hiccup: retried are only throttling and gateways. */
 const RETRIED = [429, 502, 503, 504];
+/** Answers that say "not now" rather than "this service cannot tell": still so after the retries. */
+const PASSING = new Set([408, ...RETRIED]);
+
+type Unread = { unknown: string; transient: boolean };
 
 /** An integer, or the string of one (PHP and MySQL hand numbers over either way). */
 const integer = z.union([
@@ -76,18 +80,23 @@ export async function readTraffic(
 ): Promise<TrafficReading> {
   const path = `${STATS_PATH}/${encodeURIComponent(String(id))}`;
   const body = await readOrUnknown(http, path, trafficQuery(window));
-  if ('unknown' in body) return { kind: 'unknown', reason: body.unknown };
+  if ('unknown' in body) {
+    return { kind: 'unknown', reason: body.unknown, ...(body.transient ? { transient: true as const } : {}) };
+  }
   const parsed = statsSchema.safeParse(body.value);
   if (!parsed.success) return { kind: 'unknown', reason: 'the answer holds no visitor counts' };
   return { kind: 'known', visitors: parsed.data.data.reduce((sum, row) => sum + Math.max(0, row.count), 0) };
 }
 
-/** The answer's body, or why there is none to read. A refused key and a stop are not "unknown". */
+/**
+ * The answer's body, or why there is none to read, and whether that is a passing failure (no answer,
+ * or "not now" after the retries). A refused key and a stop are not "unknown".
+ */
 async function readOrUnknown(
   http: HttpTransport,
   path: string,
   query: Record<string, string>,
-): Promise<{ value: unknown } | { unknown: string }> {
+): Promise<{ value: unknown } | Unread> {
   try {
     const { body } = await http.request('GET', path, { query, retryStatusCodes: RETRIED });
     return { value: body };
@@ -97,7 +106,8 @@ async function readOrUnknown(
     if (error instanceof AuthError && error.status !== 403) throw error;
     if (!(error instanceof ServiceError)) throw error;
     const { status } = error;
-    if (status === undefined) return { unknown: 'no answer' };
-    return { unknown: status < 300 ? 'the answer could not be read' : `the service answered ${status}` };
+    if (status === undefined) return { unknown: 'no answer', transient: true };
+    if (status < 300) return { unknown: 'the answer could not be read', transient: false };
+    return { unknown: `the service answered ${status}`, transient: PASSING.has(status) };
   }
 }

@@ -27,8 +27,11 @@ export type FaultKind =
    */
   | 'given-body';
 
-/** How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, or a 200 without the data. */
-export type EndpointFault = 404 | 500 | 'unreadable';
+/**
+ * How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, a 200 without the data,
+ * or a 503 with `Retry-After: 0` on every try (a gateway in front of it that is down for now).
+ */
+export type EndpointFault = 404 | 500 | 503 | 'unreadable';
 
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */

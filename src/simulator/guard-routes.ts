@@ -23,6 +23,7 @@ export interface GuardContext {
 export interface GuardAnswer {
   status: number;
   json: unknown;
+  headers?: Record<string, string>;
 }
 
 /** `config('stats.types')`: the statistics the service keeps. */
@@ -48,10 +49,17 @@ export const STAT_NAMES = [
 
 const NOT_FOUND: GuardAnswer = { status: 404, json: { message: 'Resource not found.', status: 404 } };
 const SERVER_ERROR: GuardAnswer = { status: 500, json: { message: 'Server Error' } };
+/** A gateway that is down for now; it asks for the retry at once, so a client's retries run out fast. */
+const UNAVAILABLE: GuardAnswer = {
+  status: 503,
+  json: { message: 'Service Unavailable' },
+  headers: { 'Retry-After': '0' },
+};
 
 function faulted(fault: EndpointFault | undefined, unreadable: unknown): GuardAnswer | undefined {
   if (fault === 404) return NOT_FOUND;
   if (fault === 500) return SERVER_ERROR;
+  if (fault === 503) return UNAVAILABLE;
   if (fault === 'unreadable') return { status: 200, json: unreadable };
   return undefined;
 }

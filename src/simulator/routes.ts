@@ -22,6 +22,8 @@ export interface ActionResult {
   committed: boolean;
   /** Laravel validation errors, which a non-JSON client gets as a redirect instead. */
   fieldErrors?: FieldErrors;
+  /** Headers of this answer besides the usual ones (a 503's `Retry-After`). */
+  headers?: Record<string, string>;
 }
 
 export interface ActionContext {

@@ -188,7 +188,7 @@ export class SimulatorHandler {
       // Laravel answers a failed validation of a non-JSON request by redirecting back.
       this.#redirect(ex, ex.req.headers.referer ?? `${ex.url.origin}/`, headers);
     } else {
-      this.#json(ex, result.status, result.json, headers);
+      this.#json(ex, result.status, result.json, { ...headers, ...result.headers });
     }
   }
 

@@ -100,6 +100,22 @@ describe('the traffic guard', () => {
     },
   );
 
+  it('a read that gets no usable answer now (503 on every try) holds the delete back under lenient too', async () => {
+    await start({ websites: [...KEEP, SHOP] }, PRUNE);
+    const review = await runCli(['--once', '--dry-run'], env);
+    expect(review.stdout).toContain('- shop.example.com: refused, 1,204 visitors in the last 30 days');
+    // The gateway in front of the stats endpoint is down when the reviewed plan is applied.
+    simulator.setFaults({ statsFault: 503 });
+    const apply = await runCli(['--once'], env);
+    expect(apply.stdout).toContain(
+      '- shop.example.com: refused, traffic unknown: the service answered 503 (a passing failure',
+    );
+    expect(apply.stderr).toMatch(/refused: traffic guard: 1 delete\(s\) refused/);
+    expect(apply.code).toBe(3);
+    expect(calls().filter((c) => c.startsWith('DELETE'))).toEqual([]);
+    expect(domains()).toEqual(['keep.example.com', 'shop.example.com']);
+  });
+
   it('allow_delete_with_traffic on a record stored under a www. name lets that record go', async () => {
     const legacy: SeedWebsite = {
       domain: 'www.old.example.com',

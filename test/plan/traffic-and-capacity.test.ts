@@ -28,6 +28,7 @@ function plan(changes: Change[], accountSize = 10): Plan {
 
 const known = (visitors: number): TrafficReading => ({ kind: 'known', visitors });
 const unknown: TrafficReading = { kind: 'unknown', reason: 'the service answered 500' };
+const passing: TrafficReading = { kind: 'unknown', reason: 'the service answered 503', transient: true };
 
 function guard(
   readings: Record<number, TrafficReading>,
@@ -49,6 +50,9 @@ describe('guardTraffic', () => {
     { reading: known(0), mode: 'strict', refused: false },
     { reading: unknown, mode: 'lenient', refused: false },
     { reading: unknown, mode: 'strict', refused: true },
+    // No usable answer now (a 503 after the retries, a timeout): held back whatever the mode.
+    { reading: passing, mode: 'lenient', refused: true },
+    { reading: passing, mode: 'strict', refused: true },
   ] as const)('$reading.kind $reading.visitors ($mode): refused $refused', ({ reading, mode, refused }) => {
     const guarded = guard({ 1: reading }, { mode });
     expect(guarded.trafficRefused.map((r) => r.domain)).toEqual(refused ? ['shop.example.com'] : []);

@@ -83,6 +83,20 @@ describe('readTraffic', () => {
     expect(simulator.requests).toHaveLength(1);
   });
 
+  it('a 503 on every try is unknown and transient (a passing failure); a 500 or 404 is not', async () => {
+    const service = await connect({
+      websites: [{ domain: 'shop.example.com', visitors_last_30d: 5 }],
+      faults: { statsFault: 503 },
+    });
+    expect(await service.readTraffic(1, WINDOW)).toEqual({
+      kind: 'unknown',
+      reason: 'the service answered 503',
+      transient: true,
+    });
+    simulator.setFaults({ statsFault: 500 });
+    expect(await service.readTraffic(1, WINDOW)).not.toHaveProperty('transient');
+  });
+
   it('a refused key is not "unknown": it stops the run', async () => {
     const service = await connect({ websites: [{ domain: 'a.example' }] }, 'other');
     await expect(service.readTraffic(1, WINDOW)).rejects.toBeInstanceOf(AuthError);

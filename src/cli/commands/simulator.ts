@@ -52,8 +52,9 @@ Options:
   --throttle-rate F           fraction answered 429 with Retry-After, besides --rate-limit
   --hang-rate F               fraction accepted and never answered (client timeouts)
   --fault-seed N              seed of the fault sequence (default 1)
-  --account-fault F           /api/v1/account answers 404 (an older service), 500, or unreadable (a 200 without the plan)
-  --stats-fault F             /api/v1/stats/{id} answers 404, 500 (as one public version does), or unreadable
+  --account-fault F           /api/v1/account answers 404 (an older service), 500, 503 (a gateway down for now),
+                              or unreadable (a 200 without the plan)
+  --stats-fault F             /api/v1/stats/{id} answers 404, 500 (as one public version does), 503, or unreadable
   --rotate-key-after N        regenerate the key after N accepted API requests (the old key then answers 401)
   -h, --help                  show this help
 `;
@@ -134,9 +135,9 @@ function faultOptions(values: Values): FaultOptions {
 
 function endpointFault(name: string, value: string | undefined): EndpointFault | undefined {
   if (value === undefined) return undefined;
-  if (value === '404' || value === '500') return Number(value) as 404 | 500;
+  if (value === '404' || value === '500' || value === '503') return Number(value) as 404 | 500 | 503;
   if (value === 'unreadable') return value;
-  throw new UsageError(`--${name} must be 404, 500 or unreadable, got "${value}"`);
+  throw new UsageError(`--${name} must be 404, 500, 503 or unreadable, got "${value}"`);
 }
 
 /** The plan limit: a count, or -1 for unlimited (the service's own spelling). */
