@@ -33,10 +33,20 @@ const accountSchema = z.object({
   data: z.object({ plan: z.object({ features: z.object({ websites: integer }) }) }),
 });
 
-/** One row of a stat, summed per value: `{ value: "2026-11-20", count: "12" }`. */
-const statRow = z.object({ value: z.string().nullable(), count: integer });
+/** One row of a stat, summed per value: `{ value: "2026-11-20", count: "12" }`; a count is never negative. */
+const statRow = z.object({ value: z.string().nullable(), count: integer.pipe(z.number().min(0)) });
+/** What a paginator says of the rows it did not answer: `total` and the next page's link. */
+const paging = z
+  .object({ total: integer.optional().catch(undefined), next: z.string().min(1).optional().catch(undefined) })
+  .catch({});
 /** A resource collection (`data`, `links`, `meta`) or a bare paginator (`data` beside `current_page`). */
-const statsSchema = z.object({ data: z.array(statRow) });
+const statsSchema = z.object({
+  data: z.array(statRow),
+  meta: paging.optional(),
+  links: paging.optional(),
+  total: integer.optional().catch(undefined),
+  next_page_url: z.string().min(1).optional().catch(undefined),
+});
 
 export async function readPlanLimit(http: HttpTransport): Promise<PlanLimit> {
   const body = await readOrUnknown(http, ACCOUNT_PATH, {});
@@ -85,7 +95,16 @@ export async function readTraffic(
   }
   const parsed = statsSchema.safeParse(body.value);
   if (!parsed.success) return { kind: 'unknown', reason: 'the answer holds no visitor counts' };
-  return { kind: 'known', visitors: parsed.data.data.reduce((sum, row) => sum + Math.max(0, row.count), 0) };
+  const { data, meta, links, total, next_page_url } = parsed.data;
+  const visitors = data.reduce((sum, row) => sum + row.count, 0);
+  // Sorted by count, the first page holds the largest: any visitors on it are enough to refuse. None on
+  // it while the answer says more rows are elsewhere is a contradiction, not "no traffic".
+  const rows = meta?.total ?? total;
+  const more = (rows !== undefined && rows > data.length) || (links?.next ?? next_page_url) !== undefined;
+  if (visitors === 0 && more) {
+    return { kind: 'unknown', reason: 'the answer says it holds more rows than it shows' };
+  }
+  return { kind: 'known', visitors };
 }
 
 /**

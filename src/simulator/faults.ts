@@ -31,7 +31,13 @@ export type FaultKind =
  * How `/account` or `/stats/{id}` misbehaves: missing (an older version), a 500, a 200 without the data,
  * or a 503 with `Retry-After: 0` on every try (a gateway in front of it that is down for now).
  */
-export type EndpointFault = 404 | 500 | 503 | 'unreadable';
+export type EndpointFault =
+  | 404
+  | 500
+  | 503
+  | 'unreadable'
+  /** A 200 with this JSON body: a version, or a proxy, that shapes (or fills) the answer otherwise. */
+  | { body: unknown };
 
 export interface FaultOptions {
   /** PRNG seed (default 1). Setting it again restarts the sequence. */

@@ -61,6 +61,7 @@ function faulted(fault: EndpointFault | undefined, unreadable: unknown): GuardAn
   if (fault === 500) return SERVER_ERROR;
   if (fault === 503) return UNAVAILABLE;
   if (fault === 'unreadable') return { status: 200, json: unreadable };
+  if (typeof fault === 'object') return { status: 200, json: fault.body };
   return undefined;
 }
 

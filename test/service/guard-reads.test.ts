@@ -97,6 +97,46 @@ describe('readTraffic', () => {
     expect(await service.readTraffic(1, WINDOW)).not.toHaveProperty('transient');
   });
 
+  it.each([
+    ['a negative count', { data: [{ value: '2026-11-20', count: '-5' }], status: 200 }],
+    [
+      'a count below zero beside others',
+      {
+        data: [
+          { value: '2026-11-20', count: 0 },
+          { value: null, count: -1 },
+        ],
+      },
+    ],
+    [
+      'no rows on a page that says 4 exist',
+      { data: [], links: { next: null }, meta: { current_page: 1, last_page: 1, total: 4 }, status: 200 },
+    ],
+    [
+      'no rows beside a next page',
+      { data: [], current_page: 1, next_page_url: 'http://x/api/v1/stats/1?page=2' },
+    ],
+  ])('an answer with %s is unknown, never 0 visitors', async (_, body) => {
+    const service = await connect({
+      websites: [{ domain: 'shop.example.com' }],
+      faults: { statsFault: { body } },
+    });
+    expect(await service.readTraffic(1, WINDOW)).toMatchObject({ kind: 'unknown' });
+  });
+
+  it('visitors on the first page are read although the answer says there are more pages', async () => {
+    const body = {
+      data: [{ value: '2026-11-20', count: '7' }],
+      meta: { total: 40 },
+      links: { next: 'p2' },
+    };
+    const service = await connect({
+      websites: [{ domain: 'shop.example.com' }],
+      faults: { statsFault: { body } },
+    });
+    expect(await service.readTraffic(1, WINDOW)).toEqual({ kind: 'known', visitors: 7 });
+  });
+
   it('a refused key is not "unknown": it stops the run', async () => {
     const service = await connect({ websites: [{ domain: 'a.example' }] }, 'other');
     await expect(service.readTraffic(1, WINDOW)).rejects.toBeInstanceOf(AuthError);
