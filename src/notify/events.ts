@@ -43,6 +43,11 @@ export interface NotifyEvent {
    * when deduplicating, never sent.
    */
   details?: string;
+  /**
+   * When set, all that tells this event from an earlier one of its kind, instead of the whole event
+   * (never sent): a situation that lasts is told once though a number in its text moves every run.
+   */
+  identity?: string;
   /** `warnings` events: every warning the plan carries (the manifest's among them), as a dry run prints them. */
   warnings?: string[];
 }

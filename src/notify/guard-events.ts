@@ -9,7 +9,13 @@ interface TrafficEvent {
   event: 'traffic_refused' | 'traffic_unknown';
   text: string;
   websites: string[];
-  details?: string;
+  identity?: string;
+}
+
+/** What a refusal is, without its count: the visitors of a website held back move every run. */
+function refusalIdentity({ id, domain, traffic }: Plan['trafficRefused'][number]): string[] {
+  const why = traffic.kind === 'known' ? 'visitors' : traffic.transient ? 'no answer' : 'unknown';
+  return [String(id), domain, why];
 }
 
 export function trafficEvents(plan: Plan): TrafficEvent[] {
@@ -21,7 +27,8 @@ export function trafficEvents(plan: Plan): TrafficEvent[] {
       event: 'traffic_refused',
       text: `websites-sync did not delete ${refused.length} website(s) (traffic guard: visitors in the window, or traffic unknown under traffic_guard: strict; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
       websites: plan.trafficRefused.map((refusal) => refusal.domain),
-      details: JSON.stringify(refused),
+      // The same websites held back for the same kind of reason: told once, whatever their counts.
+      identity: JSON.stringify(plan.trafficRefused.map(refusalIdentity)),
     });
   }
   const unknown = plan.changes.filter((c) => c.kind === 'delete' && c.traffic?.kind === 'unknown');

@@ -72,12 +72,13 @@ export class Notifier {
   notify(events: readonly NotifyEvent[]): void {
     for (const event of events) {
       const topic = topicOf(event.event);
-      const hash = createHash('sha256').update(JSON.stringify(event)).digest('hex');
+      const compared = event.identity === undefined ? event : [event.event, event.identity];
+      const hash = createHash('sha256').update(JSON.stringify(compared)).digest('hex');
       // While a memory is loading, what this knows may be stale: compared in the event's turn instead.
       const known = this.#reloading === 0 && this.#last.get(topic) === hash;
       if (known || this.#queued.get(topic) === hash) continue;
       this.#queued.set(topic, hash);
-      const { details: _compared, ...shown } = event;
+      const { details: _compared, identity: _identity, ...shown } = event;
       // `text` is what a chat shows as the message: escaped visibly; `websites` keep the exact names.
       const message = { ...shown, text: shownText(shown.text), at: new Date().toISOString() };
       const body = this.#options.redact(JSON.stringify(message));

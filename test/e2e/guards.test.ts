@@ -116,6 +116,28 @@ describe('the traffic guard', () => {
     expect(domains()).toEqual(['keep.example.com', 'shop.example.com']);
   });
 
+  it('the same delete held back run after run is told once, though its visitors grow meanwhile', async () => {
+    await start({ websites: [...KEEP, SHOP] }, PRUNE);
+    const hook = await startReceiver({ setAside: ['warnings'] });
+    const notified = { ...env, WEBSITES_SYNC_NOTIFY_URL: hook.url };
+    expect((await runCli(['--once'], notified)).code).toBe(3);
+    // The website keeps being visited between runs (an hourly cron, a daemon's resyncs).
+    simulator.addVisitors(2, 17);
+    const again = await runCli(['--once'], notified);
+    expect(again.stdout).toContain('- shop.example.com: refused, 1,221 visitors in the last 30 days');
+    expect(again.code).toBe(3);
+    // Another website held back is news: told again, with both.
+    simulator.createWebsite({ domain: 'blog.example.com', visitors_last_30d: 3 });
+    expect((await runCli(['--once'], notified)).code).toBe(3);
+    await hook.close();
+    const told = hook.received.filter((event) => event.event === 'traffic_refused');
+    expect(told.map((event) => event.websites)).toEqual([
+      ['shop.example.com'],
+      ['blog.example.com', 'shop.example.com'],
+    ]);
+    expect(told[0]?.text).toContain('shop.example.com: refused, 1,204 visitors');
+  });
+
   it('allow_delete_with_traffic on a record stored under a www. name lets that record go', async () => {
     const legacy: SeedWebsite = {
       domain: 'www.old.example.com',
