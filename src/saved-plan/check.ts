@@ -90,7 +90,14 @@ function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): 
     const id = String(op.id);
     const then = saved[id];
     const now = traffic.readings.get(id);
-    if (op.action !== 'delete' || then === undefined || now?.kind !== 'known') return [];
+    if (op.action !== 'delete' || then === undefined) return [];
+    // No answer now (a 503 after the retries, a timeout): the delete waits for a reading, not a new plan.
+    if (now?.kind === 'unknown' && now.transient) {
+      return [
+        `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
+      ];
+    }
+    if (now?.kind !== 'known') return [];
     if (then === null ? now.visitors === 0 : now.visitors <= then) return [];
     const was = then === null ? 'unknown' : formatCount(then);
     return [

@@ -297,6 +297,22 @@ describe('saved plans and the traffic guard', () => {
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 
+  it('do not delete when the traffic cannot be read now, and say to apply again, not to plan again', async () => {
+    await start({ websites: [...KEEP, QUIET] }, PRUNE);
+    const planFile = await savePlan();
+    simulator.setFaults({ statsFault: 503 });
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain(
+      'quiet.example.com (id 2): its traffic could not be read now (the service answered 503), so it is not deleted; apply the plan again when the service answers',
+    );
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    simulator.setFaults({ statsFault: undefined });
+    const again = await runCli(['--once', '--plan', planFile], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(domains()).toEqual(['keep.example.com']);
+  });
+
   it('hold a delete the guard refused as shown, not as an operation: the rest applies, still refused', async () => {
     await start({ websites: [...KEEP, SHOP, QUIET] }, PRUNE);
     const planFile = join(dir, 'plan.json');
