@@ -25,7 +25,7 @@ export function trafficEvents(plan: Plan): TrafficEvent[] {
     const refused = plan.trafficRefused.map((refusal) => refusalText(refusal, days));
     events.push({
       event: 'traffic_refused',
-      text: `websites-sync did not delete ${refused.length} website(s) (traffic guard: visitors in the window, or traffic unknown under traffic_guard: strict; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
+      text: `websites-sync did not delete ${refused.length} website(s) (traffic guard: visitors in the window, traffic unknown under traffic_guard: strict, or no answer to the traffic read; the rest of the plan went ahead): ${refused.join('; ')}. Add allow_delete_with_traffic: true to the entry, or run with --force, to delete one`,
       websites: plan.trafficRefused.map((refusal) => refusal.domain),
       // The same websites held back for the same kind of reason: told once, whatever their counts.
       identity: JSON.stringify(plan.trafficRefused.map(refusalIdentity)),

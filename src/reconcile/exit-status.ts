@@ -19,7 +19,7 @@ export const EXIT_STATUSES = [
   {
     code: 3,
     meaning:
-      'refused by a guard: the mass-delete guard, an empty `websites:` list that would delete, or a delete of a website protected by a state file the run could not use (nothing changed); or the traffic guard refused deletes of websites with visitors, or with traffic unknown under `traffic_guard: strict` (the rest of the plan applied, docs/explanation/guards.md)',
+      'refused by a guard: the mass-delete guard, an empty `websites:` list that would delete, or a delete of a website protected by a state file the run could not use (nothing changed); or the traffic guard refused deletes of websites with visitors, with traffic unknown under `traffic_guard: strict`, or whose traffic read got no answer (the rest of the plan applied, docs/explanation/guards.md)',
   },
   {
     code: 130,
