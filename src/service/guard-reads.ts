@@ -33,8 +33,16 @@ const accountSchema = z.object({
   data: z.object({ plan: z.object({ features: z.object({ websites: integer }) }) }),
 });
 
-/** One row of a stat, summed per value: `{ value: "2026-11-20", count: "12" }`; a count is never negative. */
-const statRow = z.object({ value: z.string().nullable(), count: integer.pipe(z.number().min(0)) });
+/**
+ * One row of a stat, summed per value: `{ value: "2026-11-20", count: "12" }`. Only its count matters
+ * (versions name or type the value otherwise); a count is never negative. A row without a usable count
+ * is kept as undefined: it cannot say "none", and it does not hide the visitors of the other rows.
+ */
+const statRow = z
+  .object({ count: integer.pipe(z.number().min(0)) })
+  .transform((row) => row.count)
+  .optional()
+  .catch(undefined);
 /** What a paginator says of the rows it did not answer: `total` and the next page's link. */
 const paging = z
   .object({ total: integer.optional().catch(undefined), next: z.string().min(1).optional().catch(undefined) })
@@ -96,14 +104,14 @@ export async function readTraffic(
   const parsed = statsSchema.safeParse(body.value);
   if (!parsed.success) return { kind: 'unknown', reason: 'the answer holds no visitor counts' };
   const { data, meta, links, total, next_page_url } = parsed.data;
-  const visitors = data.reduce((sum, row) => sum + row.count, 0);
-  // Sorted by count, the first page holds the largest: any visitors on it are enough to refuse. None on
-  // it while the answer says more rows are elsewhere is a contradiction, not "no traffic".
+  const visitors = data.reduce((sum: number, count) => sum + (count ?? 0), 0);
+  // Visitors anywhere in the answer are enough to refuse (sorted by count, the first page holds the
+  // largest). "None" needs the whole answer: every row readable, and no rows said to be elsewhere.
+  if (visitors > 0) return { kind: 'known', visitors };
+  if (data.includes(undefined)) return { kind: 'unknown', reason: 'the answer holds a row without a count' };
   const rows = meta?.total ?? total;
   const more = (rows !== undefined && rows > data.length) || (links?.next ?? next_page_url) !== undefined;
-  if (visitors === 0 && more) {
-    return { kind: 'unknown', reason: 'the answer says it holds more rows than it shows' };
-  }
+  if (more) return { kind: 'unknown', reason: 'the answer says it holds more rows than it shows' };
   return { kind: 'known', visitors };
 }
 

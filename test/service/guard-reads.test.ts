@@ -124,6 +124,18 @@ describe('readTraffic', () => {
     expect(await service.readTraffic(1, WINDOW)).toMatchObject({ kind: 'unknown' });
   });
 
+  it.each([
+    ['a row without a value', { data: [{ count: '5' }] }, 5],
+    ['a value of another type', { data: [{ value: 20261120, count: 5 }] }, 5],
+    ['a row that cannot be read beside rows that can', { data: [{ count: 12 }, { count: -1 }, 'x'] }, 12],
+  ])('visitors in an answer with %s are read, not made unknown', async (_, body, visitors) => {
+    const service = await connect({
+      websites: [{ domain: 'shop.example.com' }],
+      faults: { statsFault: { body } },
+    });
+    expect(await service.readTraffic(1, WINDOW)).toEqual({ kind: 'known', visitors });
+  });
+
   it('visitors on the first page are read although the answer says there are more pages', async () => {
     const body = {
       data: [{ value: '2026-11-20', count: '7' }],
