@@ -80,8 +80,8 @@ function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string
 }
 
 /**
- * A delete whose website gained visitors since the plan was saved: the reviewer saw fewer (or none, or
- * "unknown"), so what was approved is not what would be destroyed.
+ * A delete whose website has visitors now though the reviewer saw none (or "unknown"): what was
+ * approved is not what would be destroyed.
  */
 function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
   const saved = meta.remote.traffic;
@@ -98,7 +98,10 @@ function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): 
       ];
     }
     if (now?.kind !== 'known') return [];
-    if (then === null ? now.visitors === 0 : now.visitors <= then) return [];
+    // What the reviewer approved was a website without visitors (or of unknown traffic) going: one
+    // with visitors now is another decision. One approved with its visitors (allowed despite them)
+    // is the same decision with more of them.
+    if (now.visitors === 0 || (then !== null && then > 0)) return [];
     const was = then === null ? 'unknown' : formatCount(then);
     return [
       `${op.domain} (id ${id}) gained traffic since the plan: ${was} then, ${trafficText(now, traffic.windowDays)} now`,

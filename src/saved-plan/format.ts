@@ -55,7 +55,7 @@ export interface SavedPlanMeta {
     unlisted: string[] | null;
     /**
      * Each delete's visitors over the traffic window when the plan was made, by id (null: unknown); a
-     * delete whose website gained traffic since makes the plan stale. Absent: the guard was off.
+     * delete of 0 or unknown then with visitors now makes the plan stale. Absent: the guard was off.
      */
     traffic?: Record<string, number | null>;
   };

@@ -297,6 +297,22 @@ describe('saved plans and the traffic guard', () => {
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 
+  it('apply a delete approved with its visitors though it gained more since (allow_delete_with_traffic)', async () => {
+    const allowed = `${PRUNE}  - domain: shop.example.com\n    allow_delete_with_traffic: true\n`;
+    await start({ websites: [...KEEP, SHOP] }, allowed);
+    const planFile = join(dir, 'plan.json');
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain(
+      '1,204 visitors in the last 30 days; allowed by allow_delete_with_traffic',
+    );
+    // The reviewer approved deleting a website with visitors: one more visit is not another decision.
+    simulator.addVisitors(2, 1);
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(domains()).toEqual(['keep.example.com']);
+  });
+
   it('do not delete when the traffic cannot be read now, and say to apply again, not to plan again', async () => {
     await start({ websites: [...KEEP, QUIET] }, PRUNE);
     const planFile = await savePlan();
