@@ -1,11 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { PlanLimit, RemoteWebsite } from '../model/index.js';
-import { eventsOfRun, manifestEvent } from '../notify/index.js';
+import { manifestEvent } from '../notify/index.js';
 import { summarise, toJsonPlan } from '../plan/index.js';
 import {
   classifyRun,
-  factsOfRun,
   Interrupted,
   type ReconcileResult,
   reconcile,
@@ -15,7 +14,7 @@ import type { Leadership } from '../state/index.js';
 import { KnownListing } from './known-listing.js';
 import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
-import { RunHealth } from './run-health.js';
+import { notifyRun, RunHealth } from './run-health.js';
 import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
@@ -43,6 +42,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #health: RunHealth;
   #wasValid: boolean | undefined;
   #runs = 0;
+  /** Whether the run in progress read the whole account (a resync), or only what an edit touched. */
+  #readWhole = false;
   #last: RunReport | undefined;
   /** The account's plan limit as the last resync read it (edits of the manifest do not ask again). */
   #planLimit: PlanLimit | undefined;
@@ -159,10 +160,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     return { ready: true, reason: 'ready' };
   }
 
-  async #run(triggers: Trigger[]): Promise<void> {
+  /** One run; true when it read the whole account (a resync: the interval counts from its end). */
+  async #run(triggers: Trigger[]): Promise<boolean> {
     // On standby nothing is listed, planned or written: the leader does it.
     const leadership = this.#election.leading;
-    if (!leadership) return;
+    if (!leadership) return false;
     const run = ++this.#runs;
     const startedAt = this.#now();
     this.emit('run-started', { run, triggers });
@@ -171,6 +173,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const asked = triggers.includes('change') || triggers.includes('signal');
     rate?.budget.use(asked ? 1 : rate.periodic);
     let end: RunEnd;
+    this.#readWhole = false;
     try {
       end = await this.#attempt(logger, triggers, leadership);
     } catch (error) {
@@ -184,6 +187,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       if (!interrupted) this.#health.failed(error);
     }
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
+    return this.#readWhole;
   }
 
   async #attempt(logger: Logger, triggers: Trigger[], leadership: Leadership): Promise<RunEnd> {
@@ -199,6 +203,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     // An edit of the manifest is applied without reading the whole account again (see KnownListing).
     const edit = triggers.every((trigger) => trigger === 'change');
     const read = edit ? this.#known.targetedRead(manifest.desired, this.#options.service, logger) : undefined;
+    this.#readWhole = read === undefined;
     const result = await this.#reconcile({ manifest, logger, read, leadership }).catch((error: unknown) => {
       this.#known.forget();
       throw error;
@@ -206,7 +211,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#known.remember(result, manifest.desired);
     if (!read) this.#planLimit = result.planLimit;
     this.#health.completed();
-    this.#notifyRun(result, triggers);
+    notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun });
     return this.#classify(result, logger);
   }
 
@@ -217,18 +222,6 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.#options.notifier?.notify([manifestEvent(valid, this.#source.firstError ?? '')]);
     }
     this.#wasValid = valid;
-  }
-
-  #notifyRun(result: ReconcileResult, triggers: Trigger[]): void {
-    const notifier = this.#options.notifier;
-    if (!notifier) return;
-    const facts = factsOfRun(result, {
-      // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift.
-      resync: !triggers.includes('change') && !triggers.includes('start'),
-      // Observe mode applies nothing: it tells only the observed drift.
-      dryRun: this.#options.dryRun,
-    });
-    notifier.notifyRun(eventsOfRun(facts));
   }
 
   #reconcile(run: {

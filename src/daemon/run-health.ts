@@ -1,5 +1,7 @@
-import { type Notifier, runEvent } from '../notify/index.js';
+import { eventsOfRun, type Notifier, runEvent } from '../notify/index.js';
+import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
 import { KeyRevokedError } from '../service/index.js';
+import type { Trigger } from './scheduler.js';
 
 // Whether the daemon's runs complete, for its webhook: a run that ends without a plan is told once
 // while the same failure stands (every resync meets it again), and the first run that completes after
@@ -31,4 +33,20 @@ export class RunHealth {
     this.#failing = false;
     this.#notifier?.notify([runEvent(undefined)]);
   }
+}
+
+/** What a run that planned has to tell the webhook (drift, failures, refusals, scheduled deletes). */
+export function notifyRun(
+  notifier: Notifier | undefined,
+  result: ReconcileResult,
+  run: { triggers: readonly Trigger[]; dryRun: boolean },
+): void {
+  if (!notifier) return;
+  const facts = factsOfRun(result, {
+    // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift.
+    resync: !run.triggers.includes('change') && !run.triggers.includes('start'),
+    // Observe mode applies nothing: it tells only the observed drift.
+    dryRun: run.dryRun,
+  });
+  notifier.notifyRun(eventsOfRun(facts));
 }

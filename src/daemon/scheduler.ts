@@ -1,6 +1,9 @@
 // Decides when a run happens, never what it does: runs never overlap, requests made during a run
-// coalesce into exactly one follow-up, and the resync interval counts from the end of the last run
-// (a run caused by a file change or SIGHUP also resets it, so drift checks are never back to back).
+// coalesce into exactly one follow-up, and the resync interval counts from the end of the last run that
+// read the whole account (a SIGHUP's resets it too, so drift checks are never back to back). A run that
+// did not (an edit re-reads only what it touched; an invalid manifest reads nothing) leaves the
+// countdown running: else edits coming more often than the interval would keep drift from ever being
+// looked for.
 
 /** Why a run happens; a coalesced run carries every reason it absorbed. */
 export type Trigger = 'start' | 'change' | 'signal' | 'interval';
@@ -17,8 +20,11 @@ export const realTimers: Timers = {
 };
 
 export interface SchedulerOptions {
-  /** One run; it should not throw (a throw is handed to `onError` and scheduling goes on). */
-  run: (triggers: Trigger[]) => Promise<void>;
+  /**
+   * One run; it should not throw (a throw is handed to `onError` and scheduling goes on). It resolves
+   * `false` when it did not read the whole account (the interval's countdown then goes on).
+   */
+  run: (triggers: Trigger[]) => Promise<boolean | undefined>;
   intervalMs: number;
   timers?: Timers;
   onError?: (error: unknown) => void;
@@ -63,9 +69,14 @@ export class Scheduler {
     if (this.#stopped || this.#pending.size === 0) return;
     const triggers = [...this.#pending];
     this.#pending.clear();
-    this.#disarm();
     this.#running = this.#options
       .run(triggers)
+      .then((listed) => {
+        // The account was just read whole: the interval counts from now, and one due meanwhile is moot.
+        if (listed === false) return;
+        this.#disarm();
+        this.#pending.delete('interval');
+      })
       .catch((error: unknown) => this.#options.onError?.(error))
       .finally(() => {
         this.#running = undefined;
@@ -76,7 +87,7 @@ export class Scheduler {
   }
 
   #arm(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#interval !== undefined) return;
     this.#interval = this.#timers.setTimeout(() => {
       this.#interval = undefined;
       this.request('interval');

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Timers } from '../../src/daemon/index.js';
 import { type Fixture, manifestText, type Site, saveByRename, startFixture } from './fixture.js';
 
 // Issue 14 §2: an edit of the manifest is applied by re-reading only what it touched, not the whole
@@ -98,4 +100,61 @@ describe('daemon: a manifest edit on a large account', () => {
     expect(reads).toHaveLength(6);
     expect(reads.every((r) => /page=\d$/.test(r) || r === 'GET /api/v1/websites')).toBe(true);
   });
+
+  it('still resyncs every --interval, and undoes drift, while edits come more often than that', async () => {
+    const clock = virtualClock();
+    const f = await startFixture({
+      manifest: manifestText(SITES),
+      simulator: { websites: SITES.map(({ domain }) => ({ domain })) },
+      intervalMs: 1_000,
+      // The edits below are handed to the daemon as its watcher hands them (a `change`).
+      debounceMs: 1e12,
+      daemon: { timers: clock.timers },
+    });
+    fixture = f;
+    await f.runAfter(0);
+    // Someone changes a website in the web UI.
+    const drifted = f.sim.listWebsites().find((w) => w.domain === 'a3.example.com')!;
+    f.sim.updateWebsite(drifted.id, { privacy: 0 });
+    // An edit every 0.6 s of a 1 s interval (a pipeline that rewrites the manifest every 4 minutes of a
+    // 5-minute interval): each one re-reads only what it touched.
+    let sites = SITES;
+    for (let i = 1; i <= 3; i++) {
+      clock.advance(600);
+      sites = [...sites, { domain: `new${i}.example.com` }];
+      await saveByRename(f.file, manifestText(sites));
+      const idle = once(f.handle.daemon, 'idle');
+      f.handle.daemon.trigger('change');
+      await idle;
+    }
+    const targeted = f.logs.filter((l) => l.msg === 'manifest edit: re-reading only the websites it touched');
+    expect(targeted).toHaveLength(3);
+    expect(f.runs.filter((r) => r.triggers.includes('interval'))).not.toHaveLength(0);
+    expect(f.sim.listWebsites().find((w) => w.id === drifted.id)?.privacy).toBe(1);
+    expect(f.sim.listWebsites().map((w) => w.domain)).toContain('new3.example.com');
+  });
 });
+
+/** Timers on a clock of the test's own: `advance` fires, in order, those that come due. */
+function virtualClock() {
+  let now = 0;
+  let next = 0;
+  const pending = new Map<number, { due: number; callback: () => void }>();
+  const timers: Timers = {
+    setTimeout: (callback, ms) => {
+      pending.set(++next, { due: now + ms, callback });
+      return next;
+    },
+    clearTimeout: (handle) => void pending.delete(handle as number),
+  };
+  const advance = (ms: number) => {
+    now += ms;
+    for (;;) {
+      const due = [...pending].filter(([, t]) => t.due <= now).sort(([, a], [, b]) => a.due - b.due)[0];
+      if (!due) return;
+      pending.delete(due[0]);
+      due[1].callback();
+    }
+  };
+  return { timers, advance };
+}

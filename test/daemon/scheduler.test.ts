@@ -24,22 +24,23 @@ function manualTimers() {
 /** Runs that end when the test releases them. */
 function controlledRuns() {
   const calls: Trigger[][] = [];
-  const releases: Array<() => void> = [];
+  const releases: Array<(listed?: boolean) => void> = [];
   let active = 0;
   let maxActive = 0;
   const run = (triggers: Trigger[]) => {
     calls.push(triggers);
     active++;
     maxActive = Math.max(maxActive, active);
-    return new Promise<void>((resolve) => {
-      releases.push(() => {
+    return new Promise<boolean | undefined>((resolve) => {
+      releases.push((listed) => {
         active--;
-        resolve();
+        resolve(listed);
       });
     });
   };
-  const release = async () => {
-    releases.shift()!();
+  /** Ends the oldest run; `false`: it did not read the whole account (an edit's targeted read). */
+  const release = async (listed?: boolean) => {
+    releases.shift()!(listed);
     // Let the scheduler's continuation run.
     await new Promise((resolve) => setImmediate(resolve));
   };
@@ -63,7 +64,7 @@ describe('Scheduler', () => {
     expect(scheduler.busy).toBe(false);
   });
 
-  it('arms the interval after each run, and a run for another reason resets it', async () => {
+  it('arms the interval after each run, and a run that read the whole account resets it', async () => {
     const { timers, pending, fire } = manualTimers();
     const runs = controlledRuns();
     const idle: number[] = [];
@@ -76,14 +77,52 @@ describe('Scheduler', () => {
     scheduler.request('start');
     expect(pending.size).toBe(0);
     await runs.release();
-    expect([...pending.values()].map((t) => t.ms)).toEqual([1000]);
-    scheduler.request('change');
-    expect(pending.size).toBe(0);
+    expect([...pending.keys()]).toEqual([1]);
+    scheduler.request('signal');
     await runs.release();
+    // Cleared and armed again from the end of that run.
+    expect([...pending.keys()]).toEqual([2]);
     fire();
     expect(runs.calls.at(-1)).toEqual(['interval']);
     await runs.release();
     expect(idle).toEqual([1, 2, 3]);
+    expect(pending.size).toBe(1);
+  });
+
+  it('lets the countdown go on through runs that did not read the whole account (edits)', async () => {
+    const { timers, pending, fire } = manualTimers();
+    const runs = controlledRuns();
+    const scheduler = new Scheduler({ run: runs.run, intervalMs: 1000, timers });
+    scheduler.request('start');
+    await runs.release();
+    const armed = [...pending.keys()];
+    // An edit every few seconds, each re-reading only what it touched: the same countdown stands.
+    for (let i = 0; i < 3; i++) {
+      scheduler.request('change');
+      await runs.release(false);
+      expect([...pending.keys()]).toEqual(armed);
+    }
+    // Due during an edit's run: the resync follows it.
+    scheduler.request('change');
+    fire();
+    expect(runs.calls.at(-1)).toEqual(['change']);
+    await runs.release(false);
+    expect(runs.calls.at(-1)).toEqual(['interval']);
+    await runs.release();
+    expect(pending.size).toBe(1);
+  });
+
+  it('drops an interval that came due during a run that read the whole account', async () => {
+    const { timers, pending, fire } = manualTimers();
+    const runs = controlledRuns();
+    const scheduler = new Scheduler({ run: runs.run, intervalMs: 1000, timers });
+    scheduler.request('start');
+    await runs.release();
+    scheduler.request('signal');
+    fire();
+    await runs.release();
+    expect(runs.calls).toEqual([['start'], ['signal']]);
+    expect(scheduler.busy).toBe(false);
     expect(pending.size).toBe(1);
   });
 
@@ -113,6 +152,7 @@ describe('Scheduler', () => {
       run: async (triggers) => {
         calls.push(triggers);
         if (calls.length === 1) throw new Error('boom');
+        return undefined;
       },
       intervalMs: 1000,
       timers: manualTimers().timers,
