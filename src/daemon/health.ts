@@ -24,11 +24,28 @@ export function parseListen(text: string): ListenAddress | undefined {
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
+/**
+ * What one client may hold of the daemon. A probe or a scrape is one small GET answered at once; Node's
+ * own defaults keep a connection that never sends a byte open for ever, and one that sends half a
+ * request for minutes, each holding memory (about 11 kB) and a file descriptor: enough of them, from a
+ * scanner or anyone who can reach the port, and the daemon is killed for its memory mid-apply.
+ */
+export const HEALTH_LIMITS = {
+  /** A connection quiet this long (nothing sent, a half-sent request, an idle keep-alive) is closed. */
+  idleMs: 10_000,
+  /** The whole request, headers included, must arrive within this. */
+  requestMs: 10_000,
+  /** Connections at once; more are closed as they come (a probe then fails; the process does not). */
+  maxConnections: 100,
+};
+
 export interface HealthServerOptions {
   address: ListenAddress;
   readiness: () => Readiness;
   registry: Registry;
   logger: Logger;
+  /** HEALTH_LIMITS by default. */
+  limits?: Partial<typeof HEALTH_LIMITS>;
 }
 
 export interface HealthServer {
@@ -38,7 +55,7 @@ export interface HealthServer {
 }
 
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server = createServer((req, res) => {
+  const server = limitedServer({ ...HEALTH_LIMITS, ...options.limits }, (req, res) => {
     answer(req, res, options).catch((error: unknown) => {
       options.logger.warn({ stage: 'health', err: String(error) }, 'health endpoint failed');
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
@@ -63,6 +80,26 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
         server.closeAllConnections();
       }),
   };
+}
+
+/** The server's side of HEALTH_LIMITS: a hostile or broken client holds little, and not for long. */
+function limitedServer(
+  limits: typeof HEALTH_LIMITS,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+) {
+  const server = createServer(
+    {
+      headersTimeout: limits.requestMs,
+      requestTimeout: limits.requestMs,
+      // Node looks at the two above only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(limits.requestMs, 30_000),
+    },
+    handle,
+  );
+  // Without a 'timeout' listener, Node destroys a socket quiet for this long.
+  server.timeout = limits.idleMs;
+  server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 async function answer(

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { parseListen } from '../../src/daemon/health.js';
+import { connect } from 'node:net';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HEALTH_LIMITS, type HealthServer, parseListen, startHealthServer } from '../../src/daemon/health.js';
 
 describe('parseListen', () => {
   it.each([
@@ -19,4 +22,63 @@ describe('parseListen', () => {
       expect(parseListen(text)).toBeUndefined();
     },
   );
+});
+
+/** A raw TCP client of the health server; `closed` resolves when the server ends the connection. */
+function rawClient(url: string, send?: string) {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname, () => {
+    if (send !== undefined) socket.write(send);
+  });
+  let answer = '';
+  socket.on('data', (chunk) => {
+    answer += String(chunk);
+  });
+  // A refused connection may be reset: it is closed all the same.
+  socket.on('error', () => {});
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(answer)));
+  return { socket, closed };
+}
+
+describe('the health server, given clients that hold on', () => {
+  const servers: HealthServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const start = async (limits?: Parameters<typeof startHealthServer>[0]['limits']) => {
+    const server = await startHealthServer({
+      address: { host: '127.0.0.1', port: 0 },
+      readiness: () => ({ ready: true, reason: 'ready' }),
+      registry: new Registry(),
+      logger: pino({ level: 'silent' }),
+      ...(limits ? { limits } : {}),
+    });
+    servers.push(server);
+    return server;
+  };
+
+  it('closes a connection that sends nothing, or only half a request', async () => {
+    const server = await start({ idleMs: 200, requestMs: 200 });
+    const silent = rawClient(server.url);
+    const half = rawClient(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    expect(await silent.closed).toBe('');
+    expect(await half.closed).not.toContain('200 OK');
+    // Clients that behave are answered as before.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it(`holds at most ${HEALTH_LIMITS.maxConnections} connections at once, and answers again once they are gone`, async () => {
+    const server = await start({ idleMs: 60_000, requestMs: 60_000 });
+    const clients = Array.from({ length: HEALTH_LIMITS.maxConnections + 1 }, () =>
+      rawClient(server.url, 'GET /healthz HTTP/1.1\r\n'),
+    );
+    // One too many: the server closes one as it comes, unanswered.
+    const refused = await Promise.race(clients.map((client) => client.closed));
+    expect(refused).toBe('');
+    // Each ends its side; the server then closes its own, and counts the connection gone, before the
+    // client sees it closed.
+    for (const client of clients) client.socket.end();
+    await Promise.all(clients.map((client) => client.closed));
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
 });
