@@ -42,6 +42,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #health: RunHealth;
   #wasValid: boolean | undefined;
   #runs = 0;
+  #leading: boolean | undefined; // the role the election told last
   /** Whether the run in progress read the whole account (a resync), or only what an edit touched. */
   #readWhole = false;
   #last: RunReport | undefined;
@@ -77,6 +78,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       onLead: () => this.#scheduler.request('start'),
       onRole: (leading) => {
         options.metrics?.setLeader(leading);
+        // Standing by from now: the manifest is looked at once (and on every change), below.
+        if (!leading && this.#leading !== false) this.#scheduler.request('change');
+        this.#leading = leading;
         this.emit(leading ? 'leading' : 'standby');
       },
     });
@@ -162,9 +166,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
 
   /** One run; true when it read the whole account (a resync: the interval counts from its end). */
   async #run(triggers: Trigger[]): Promise<boolean> {
-    // On standby nothing is listed, planned or written: the leader does it.
+    // On standby nothing is listed, planned or written (the leader does it); the file is looked at for
+    // websites_sync_manifest_valid, which every replica shows.
     const leadership = this.#election.leading;
-    if (!leadership) return false;
+    if (!leadership) {
+      await this.#source.refresh();
+      this.#options.metrics?.setManifestValid(this.#source.valid);
+      return false;
+    }
     const run = ++this.#runs;
     const startedAt = this.#now();
     this.emit('run-started', { run, triggers });

@@ -141,6 +141,24 @@ describe.skipIf(skipWithoutDatabase)('daemon replicas with a PostgreSQL state', 
     expect(leader.output().stderr).not.toContain('pg-test-secret');
   });
 
+  it("a standby's /metrics says whether the manifest is valid, as the leader's does", async () => {
+    const leader = daemon();
+    await untilLogged(leader, /"msg":"run success"/);
+    const standby = daemon();
+    const url = await healthUrl(standby);
+    await untilLogged(standby, /"msg":"manifest loaded"/);
+    const valid = async () =>
+      (await (await fetch(`${url}/metrics`)).text()).match(/^websites_sync_manifest_valid (\d)$/m)?.[1];
+    expect(await valid()).toBe('1');
+    // A broken edit: the alert on websites_sync_manifest_valid == 0 is the standby's too, and only then.
+    await writeFile(
+      env.WEBSITES_SYNC_MANIFEST as string,
+      'version: 1\nwebsites:\n  - domian: x.example.com\n',
+    );
+    await untilLogged(standby, /"msg":"manifest invalid; nothing from it is applied/);
+    expect(await valid()).toBe('0');
+  });
+
   it('a clean shutdown hands leadership over at once; a --once run waits for no leader, only for a run', async () => {
     const first = daemon();
     await untilLogged(first, /"msg":"run success"/);
