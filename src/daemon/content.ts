@@ -1,19 +1,43 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 export interface Content {
   /** sha256 of the bytes, or a marker of why they could not be read (a missing file is a state too). */
   hash: string;
   /** Absent when the file could not be read. */
   bytes?: Uint8Array;
+  /** Why the manifest is not read at all: it is no regular file (a pipe, a device, a socket). */
+  notAFile?: string;
 }
 
-/** One read of the manifest: the hash always names exactly the text returned with it. */
+/**
+ * One read of the manifest: the hash always names exactly the text returned with it. Only a regular
+ * file is read: the daemon reads the manifest again on every change and every resync, and a pipe
+ * (`-f <(sops -d websites.enc.yaml)`) gives its text to the first read only, then nothing (the daemon
+ * said "the manifest is empty"); one whose writer has not started would block the read for ever.
+ */
 export async function readContent(file: string): Promise<Content> {
   try {
-    const bytes = await readFile(file);
-    return { hash: createHash('sha256').update(bytes).digest('hex'), bytes };
+    // Without blocking: opening a pipe with no writer yet would wait for one.
+    const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      const kind = notAFile(await handle.stat());
+      if (kind !== undefined) return { hash: `not-a-file:${kind}`, notAFile: kind };
+      const bytes = await handle.readFile();
+      return { hash: createHash('sha256').update(bytes).digest('hex'), bytes };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     return { hash: `unreadable:${(error as NodeJS.ErrnoException).code ?? 'unknown'}` };
   }
+}
+
+function notAFile(info: Stats): string | undefined {
+  if (info.isFile() || info.isDirectory()) return undefined;
+  if (info.isFIFO()) return 'a pipe';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a regular file';
 }

@@ -68,7 +68,8 @@ export class ManifestSource {
     if (read.hash === this.#hash) return { changed: false };
     this.#hash = read.hash;
     // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
-    const cut = read.bytes && midLine(this.#file, read.bytes);
+    const refused = read.notAFile === undefined ? undefined : notAFile(this.#file, read.notAFile);
+    const cut = refused ?? (read.bytes && midLine(this.#file, read.bytes));
     const result = cut
       ? { desired: undefined, problems: [cut] }
       : read.bytes === undefined
@@ -148,6 +149,17 @@ function midLine(file: string, bytes: Uint8Array): Problem | undefined {
     field: '',
     message:
       'the file does not end with a line break: it may be being written, so nothing from it is applied until it does (write the manifest in one step, e.g. by a rename, and end it with a line break)',
+  };
+}
+
+function notAFile(file: string, kind: string): Problem {
+  return {
+    severity: 'error',
+    file,
+    line: 1,
+    column: 1,
+    field: '',
+    message: `the manifest is ${kind}, not a file: the daemon reads it again on every change and every resync, which a pipe (such as \`-f <(…)\`) cannot give; write it to a file and name that (a pipe works with --once)`,
   };
 }
 
