@@ -105,7 +105,8 @@ export function interpolateDocument(
       if (!('value' in result)) for (const message of result.errors) failures.push({ path, message });
       else if (result.value !== node.value) {
         const names = [...node.value.matchAll(NAMED)].map((match) => match[1] ?? '');
-        substituted.push({ value: result.value, names });
+        // Only `$${` escapes (no name): nothing came from the environment, nothing to hide.
+        if (names.length > 0) substituted.push({ value: result.value, names });
         node.value = result.value;
       }
     }

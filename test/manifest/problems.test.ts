@@ -514,4 +514,11 @@ describe('all problems at once', () => {
       expect(problem.message).not.toContain('scret-4242');
     }
   });
+
+  it('quotes a value whose only reference is the escape $${: nothing in it came from the environment', () => {
+    const result = parseLines(['version: 1', 'websites:', '  - domain: a.com', "    privacy: 'pub$${lic}'"]);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]?.message).toContain('"pub${lic}"');
+    expect(result.problems[0]?.message).not.toContain('not shown');
+  });
 });
