@@ -64,10 +64,22 @@ function passwordProblem(locator: Locator, span: PasswordSpan): Problem {
   return { severity: 'error', ...locator.at(span.start), field: span.field, message };
 }
 
+interface YamlError {
+  code: string;
+  message: string;
+  pos: [number, number];
+}
+
+/** The library's messages that speak to a programmer (its API), in the manifest's terms. */
+const LIBRARY_WORDING: Record<string, string> = {
+  MULTIPLE_DOCS:
+    'a second YAML document starts here: a manifest is one document; remove this "---" line (and merge what follows into the first document)',
+};
+
 function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]): Problem[] {
   const problems: Problem[] = [];
   const inPasswords = new Set<PasswordSpan>();
-  const fromYaml = (severity: Problem['severity']) => (error: { message: string; pos: [number, number] }) => {
+  const fromYaml = (severity: Problem['severity']) => (error: YamlError) => {
     // The library's message may quote the source text it stumbled on: inside a password, it is not used.
     const span = spanAt(spans, error.pos[0]);
     if (span) {
@@ -77,7 +89,9 @@ function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]):
     }
     const { line, column } = locator.at(error.pos[0]);
     // `yaml` reports a stack overflow as a syntax error; it is nesting that the depth check missed.
-    const message = isStackOverflow(error.message) ? TOO_DEEP : error.message;
+    const message = isStackOverflow(error.message)
+      ? TOO_DEEP
+      : (LIBRARY_WORDING[error.code] ?? error.message);
     problems.push({ severity, file: locator.file, line, column, field: '', message });
   };
   doc.errors.forEach(fromYaml('error'));

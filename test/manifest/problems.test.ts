@@ -515,6 +515,23 @@ describe('all problems at once', () => {
     }
   });
 
+  it('says a second document is not part of a manifest, at its "---", in the terms of the manifest', () => {
+    const result = parseLines([
+      'version: 1',
+      'websites: []',
+      '---',
+      'version: 1',
+      'websites:',
+      '  - domain: a.com',
+    ]);
+    expect(result.desired).toBeUndefined();
+    expect(result.problems).toMatchObject([{ severity: 'error', line: 3, column: 1 }]);
+    expect(result.problems[0]?.message).toMatch(
+      /^a second YAML document starts here: a manifest is one document/,
+    );
+    expect(result.problems[0]?.message).not.toMatch(/parseAllDocuments/);
+  });
+
   it('quotes a value whose only reference is the escape $${: nothing in it came from the environment', () => {
     const result = parseLines(['version: 1', 'websites:', '  - domain: a.com', "    privacy: 'pub$${lic}'"]);
     expect(result.problems).toHaveLength(1);
