@@ -9,6 +9,7 @@ import {
   SETTING_FIELDS,
   type SettingField,
   sameValue,
+  type WritableField,
 } from '../model/index.js';
 import { type ExportedAccount, type ExportedEntry, exportedAccount } from './entries.js';
 import { commentText, manifestText, manifestValue } from './escape.js';
@@ -63,7 +64,9 @@ export function exportManifest(records: readonly RemoteWebsite[], options: Expor
   const account = exportedAccount(records);
   const { entries } = account;
   // Asked once per record: its entry and its comment both need it.
-  const undeclarable = entries.map((e) => undeclarableFields(e.record));
+  // A restored website is created afresh: no password of its old record survives to be kept.
+  const restoring = options.backupFile !== undefined;
+  const undeclarable = entries.map((e) => undeclarableFields(e.record, restoring));
   const variables = passwordVariables(entries.filter((e) => e.record.privacy === 2).map((e) => e.name));
   const doc = new Document({
     version: 1,
@@ -146,20 +149,30 @@ function writtenValue(record: RemoteWebsite, field: SettingField): unknown {
 
 /**
  * The fields whose value the service holds but a manifest cannot declare (an `exclude_ips` entry
- * `10.0.0.0/8`, stored by the web interface): written as `ignore_fields`, so the export validates and
- * its first apply leaves them as they are rather than clear them.
+ * `10.0.0.0/8`, stored by the web interface; a password kept from an earlier privacy 2, which a plan
+ * would clear): written as `ignore_fields`, so the export validates and its first apply leaves them as
+ * they are rather than clear them.
  */
-function undeclarableFields(record: RemoteWebsite): SettingField[] {
-  return SETTING_FIELDS.filter((field) => {
+function undeclarableFields(record: RemoteWebsite, restoring: boolean): WritableField[] {
+  const settings = SETTING_FIELDS.filter((field) => {
     const value = writtenValue(record, field);
     return value !== undefined && !declarable(field, value);
   });
+  return stalePassword(record) && !restoring ? [...settings, 'password'] : settings;
 }
+
+/** A password the service keeps although privacy is no longer 2 (it keeps it when privacy changes). */
+function stalePassword(record: RemoteWebsite): boolean {
+  return record.hasPassword === true && record.privacy !== 2;
+}
+
+const STALE_PASSWORD_NOTE =
+  ' The service still holds a password from when privacy was "password" (it is kept when privacy\n changes): ignored here (ignore_fields), so applying this file leaves it. Remove "password" from\n ignore_fields to have the next apply clear it.';
 
 function websiteEntry(
   entry: ExportedEntry,
   variables: Record<string, string>,
-  undeclarable: readonly SettingField[],
+  undeclarable: readonly WritableField[],
 ): Record<string, unknown> {
   const { record } = entry;
   const values: Record<string, unknown> = { domain: entry.name };
@@ -179,7 +192,7 @@ function annotate(
   map: YAMLMap,
   entry: ExportedEntry,
   variables: Record<string, string>,
-  fields: { unreturned: readonly SettingField[]; undeclarable: readonly SettingField[] },
+  fields: { unreturned: readonly SettingField[]; undeclarable: readonly WritableField[] },
 ): void {
   const variable = variables[entry.name];
   const password = map.items.find((pair) => isScalar(pair.key) && pair.key.value === 'password');
@@ -190,9 +203,10 @@ function annotate(
     (field) => entry.record[field] === undefined && !fields.unreturned.includes(field),
   );
   const unset = SETTING_FIELDS.filter((field) => entry.record[field] === null);
-  const undeclarable = fields.undeclarable.map(
-    (field) =>
-      ` ${field} holds values a manifest cannot declare (${shownValues(entry.record[field])}):\n ignored here (ignore_fields), so websites-sync leaves them as the service holds them.`,
+  const undeclarable = fields.undeclarable.map((field) =>
+    field === 'password'
+      ? STALE_PASSWORD_NOTE
+      : ` ${field} holds values a manifest cannot declare (${shownValues(entry.record[field])}):\n ignored here (ignore_fields), so websites-sync leaves them as the service holds them.`,
   );
   const notes = [
     ...undeclarable,

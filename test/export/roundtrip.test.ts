@@ -76,9 +76,14 @@ function account(random: () => number): RemoteWebsite[] {
   const spellings = base.flatMap((name) =>
     random() < 0.3 ? [name, random() < 0.5 ? name.toUpperCase() : `www.${name}`] : [name],
   );
-  return spellings
-    .filter((name) => serviceAcceptsDomain(name))
-    .map((name, index) => remoteSite(index + 1, name, { privacy: index % 3 === 0 ? 0 : 1 }));
+  return (
+    spellings
+      .filter((name) => serviceAcceptsDomain(name))
+      // Some keep a password from an earlier privacy 2 (the service keeps it when privacy changes).
+      .map((name, index) =>
+        remoteSite(index + 1, name, { privacy: index % 3 === 0 ? 0 : 1, hasPassword: index % 4 === 1 }),
+      )
+  );
 }
 
 describe('export → validate → plan', () => {
