@@ -195,9 +195,15 @@ export function parseSavedPlan(text: string): { file: SavedPlanFile } | { error:
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return {
-      error: `not a saved plan of format ${SAVED_PLAN_VERSION} (${issue?.path.join('.')}: ${issue?.message})`,
-    };
+    const why = `${issue?.path.join('.')}: ${issue?.message}`;
+    // A plan saved by another version (a newer one, most often) says which: that is what to act on.
+    const madeBy = toolVersionOf(data);
+    if (madeBy !== undefined) {
+      return {
+        error: `made by websites-sync ${madeBy}, in a form this version cannot read (${why}); plan again with this version`,
+      };
+    }
+    return { error: `not a saved plan of format ${SAVED_PLAN_VERSION} (${why})` };
   }
   const file = parsed.data as SavedPlanFile;
   const misaligned = file.saved_plan.operations.some((op, i) => {
@@ -208,4 +214,11 @@ export function parseSavedPlan(text: string): { file: SavedPlanFile } | { error:
     return { error: 'its operations do not match its changes (edited by hand?)' };
   }
   return { file };
+}
+
+/** The version of websites-sync a file says made it, if it says so in either place a plan has. */
+function toolVersionOf(data: unknown): string | undefined {
+  const file = data as { saved_plan?: { tool_version?: unknown }; tool?: { version?: unknown } } | null;
+  const version = file?.saved_plan?.tool_version ?? file?.tool?.version;
+  return typeof version === 'string' && version !== '' ? JSON.stringify(version).slice(1, -1) : undefined;
 }

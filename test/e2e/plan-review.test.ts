@@ -281,6 +281,20 @@ describe('saved plans: --out, then --plan', () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  it('refuses a plan saved by a newer version in a format this one cannot read, naming that version', async () => {
+    const file = JSON.parse(await readFile(planFile, 'utf8'));
+    file.format_version = 3;
+    file.tool.version = '99.0.0';
+    file.saved_plan.version = 2;
+    file.saved_plan.tool_version = '99.0.0';
+    await writeFile(planFile, JSON.stringify(file));
+    const result = await runCli(['--once', '--plan', planFile], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('made by websites-sync 99.0.0');
+    expect(result.stderr).toContain('plan again with this version');
+    expect(simulator.requests).toEqual([]);
+  });
+
   it('refuses a file that is not a saved plan, and --out without --dry-run', async () => {
     await writeFile(join(dir, 'plain.json'), '{"format_version": 1, "changes": []}');
     const notSaved = await runCli(['--once', '--plan', join(dir, 'plain.json')], env);
