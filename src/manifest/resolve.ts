@@ -8,7 +8,7 @@ import { canonicalDomain, compileIgnore, type IgnoreRules } from '../model/index
 import { globError } from './fields.js';
 import { ALLOW_DELETE_KEY, allowDeleteWithTrafficSchema, readTrafficSettings } from './guards.js';
 import { effectiveLifecycle, type Lifecycle, readLifecycle } from './lifecycle.js';
-import type { Finding, Path } from './locate.js';
+import { type Finding, formatPath, type Path } from './locate.js';
 import { manifestSchema } from './schema.js';
 import { effectiveSettings, readSettings, type Settings, SlotCache } from './settings.js';
 
@@ -31,6 +31,8 @@ interface Context {
   findings: Finding[];
   /** Whether some website takes its password from `defaults`. */
   defaultPasswordUsed: boolean;
+  /** Where a password with a line break was reported already (the default's, once). */
+  lineBreakReported: Set<string>;
   /** Domains of the entries with `allow_delete_with_traffic: true` (websites to delete). */
   allowDelete: string[];
 }
@@ -101,7 +103,9 @@ function checkPassword(own: Settings, effective: Settings, index: number, ctx: C
     return undefined;
   }
   if (password.kind === 'ok') {
-    if (own.password.kind === 'absent') ctx.defaultPasswordUsed = true;
+    const inherited = own.password.kind === 'absent';
+    if (inherited) ctx.defaultPasswordUsed = true;
+    if (/[\r\n]/.test(password.value)) lineBreakWarning(inherited ? ['defaults', 'password'] : path, ctx);
     return password.value;
   }
   ctx.findings.push({
@@ -112,6 +116,23 @@ function checkPassword(own: Settings, effective: Settings, index: number, ctx: C
     message: 'privacy is password but no password is set; add "password: ${VARIABLE}" here or under defaults',
   });
   return undefined;
+}
+
+/**
+ * The service stores a password as sent (it trims other strings, not this one), and a line break cannot
+ * be typed into the statistics page's password box: such a password locks every visitor out. A value
+ * read from a file into the environment often ends in one.
+ */
+function lineBreakWarning(path: Path, ctx: Context): void {
+  const where = formatPath(path);
+  if (ctx.lineBreakReported.has(where)) return;
+  ctx.lineBreakReported.add(where);
+  ctx.findings.push({
+    severity: 'warning',
+    path,
+    message:
+      'password holds a line break (as a value read from a file often ends in one); it is sent as is, and no one can type it into the statistics page: remove the line break',
+  });
 }
 
 /** A password the service needs with privacy password cannot also be left to someone else. */
@@ -217,6 +238,7 @@ export function resolveManifest(
     locate,
     findings: [],
     defaultPasswordUsed: false,
+    lineBreakReported: new Set(),
     allowDelete: [],
   };
   const entries: unknown[] = Array.isArray(data.websites) ? data.websites : [];

@@ -401,6 +401,48 @@ describe('warnings keep the manifest usable', () => {
     expect(result.desired?.websites[0]).not.toHaveProperty('password');
   });
 
+  it('warns about a password with a line break, which no one can type into the statistics page', () => {
+    const result = parseLines(
+      [
+        'version: 1',
+        'defaults:',
+        '  privacy: password',
+        '  password: ${FROM_FILE}',
+        'websites:',
+        '  - domain: a.com',
+        '  - domain: b.com',
+        '  - domain: c.com',
+        '    password: ${OWN}',
+      ],
+      { FROM_FILE: 'pass-from-file-77\n', OWN: 'line\r\nbreak-88' },
+    );
+    const message =
+      'password holds a line break (as a value read from a file often ends in one); it is sent as is, and no one can type it into the statistics page: remove the line break';
+    expect(result.problems).toEqual([
+      {
+        severity: 'warning',
+        file: 'websites.yaml',
+        line: 4,
+        column: 13,
+        field: 'defaults.password',
+        message,
+      },
+      {
+        severity: 'warning',
+        file: 'websites.yaml',
+        line: 9,
+        column: 15,
+        field: 'websites[2].password',
+        message,
+      },
+    ]);
+    expect(result.desired?.websites.map((w) => w.password)).toEqual([
+      'pass-from-file-77\n',
+      'pass-from-file-77\n',
+      'line\r\nbreak-88',
+    ]);
+  });
+
   it('warns about a default password that no website uses', () => {
     const result = parseLines([
       'version: 1',
