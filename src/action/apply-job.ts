@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as core from '@actions/core';
+import { VERSION } from '../cli/index.js';
 import { escapeMarkdown } from '../plan/index.js';
 import { type ReadSavedPlan, readSavedPlan } from '../saved-plan/index.js';
 import { commitToBranch, readBranchFile, readBranchInto, replaceWithDirectory } from './branch.js';
@@ -68,7 +69,7 @@ async function reviewedPlan(ctx: JobContext, merged: MergedPull): Promise<ReadSa
   if (text === undefined) return undefined;
   const path = join(ctx.temp, `reviewed-${merged.headSha}.json`);
   await writeFile(path, text, { mode: 0o600 });
-  const read = await readSavedPlan(path);
+  const read = await readSavedPlan(path, VERSION);
   if ('error' in read) throw new Error(`the reviewed plan of #${merged.number}: ${read.error}`);
   return read;
 }

@@ -15,8 +15,14 @@ export interface ReadSavedPlan {
   text: string;
 }
 
-/** The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan). */
-export async function readSavedPlan(path: string): Promise<ReadSavedPlan | { error: string }> {
+/**
+ * The saved plan at `path`, or why it cannot be used (missing, not JSON, not a saved plan, made by
+ * another `version` of websites-sync in a form this one cannot read).
+ */
+export async function readSavedPlan(
+  path: string,
+  version: string,
+): Promise<ReadSavedPlan | { error: string }> {
   // Read as the state is (openForReading): another user's name in a directory anyone can write is
   // refused, and a FIFO is not read (it would wait for ever).
   // Said first (stat follows links: /dev/stdin, <(…)): a pipe reads once and is not a saved plan.
@@ -39,7 +45,7 @@ export async function readSavedPlan(path: string): Promise<ReadSavedPlan | { err
   } finally {
     await handle.close();
   }
-  const parsed = parseSavedPlan(text);
+  const parsed = parseSavedPlan(text, version);
   return 'error' in parsed ? parsed : { file: parsed.file, text };
 }
 

@@ -181,8 +181,11 @@ const fileSchema = z.object({
   saved_plan: metaSchema,
 });
 
-/** The file's content checked, or why it is not a saved plan this version can apply. */
-export function parseSavedPlan(text: string): { file: SavedPlanFile } | { error: string } {
+/**
+ * The file's content checked, or why it is not a saved plan this version can apply; `version` (this
+ * websites-sync's) tells a plan of another version from one edited by hand.
+ */
+export function parseSavedPlan(text: string, version?: string): { file: SavedPlanFile } | { error: string } {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -198,7 +201,7 @@ export function parseSavedPlan(text: string): { file: SavedPlanFile } | { error:
     const why = `${issue?.path.join('.')}: ${issue?.message}`;
     // A plan saved by another version (a newer one, most often) says which: that is what to act on.
     const madeBy = toolVersionOf(data);
-    if (madeBy !== undefined) {
+    if (madeBy !== undefined && madeBy !== version) {
       return {
         error: `made by websites-sync ${madeBy}, in a form this version cannot read (${why}); plan again with this version`,
       };

@@ -249,6 +249,23 @@ describe('parseSavedPlan', () => {
     expect('error' in parsed && parsed.error).toMatch(message);
   });
 
+  it('names the version that made a plan it cannot read only when that is another version', () => {
+    const s = scenario();
+    const file = save(s.desired, s.current, s.state) as unknown as Record<string, unknown>;
+    const text = JSON.stringify({ ...file, format_version: 3 });
+    const made = (file.saved_plan as { tool_version: string }).tool_version;
+    expect(parseSavedPlan(text, `${made}-newer`)).toEqual({
+      error: expect.stringMatching(
+        new RegExp(
+          `^made by websites-sync ${made.replaceAll('.', '\\.')}, in a form this version cannot read .*; plan again with this version$`,
+        ),
+      ),
+    });
+    expect(parseSavedPlan(text, made)).toEqual({
+      error: expect.stringMatching(/^not a saved plan of format 1 \(format_version: /),
+    });
+  });
+
   it('refuses operations that do not match the changes', () => {
     const s = scenario();
     const file = save(s.desired, s.current, s.state);

@@ -197,7 +197,7 @@ async function checkPlanOptions(config: Config): Promise<void> {
 }
 
 async function readPlanFile(path: string): Promise<ReadSavedPlan> {
-  const read = await readSavedPlan(path);
+  const read = await readSavedPlan(path, VERSION);
   if ('error' in read) throw new UsageError(`--plan: ${path}: ${read.error}`);
   return read;
 }
