@@ -9,6 +9,7 @@ import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
+import { duplicateKey } from './duplicate-keys.js';
 import { parseManifestFast } from './fast-path.js';
 import {
   type Env,
@@ -88,6 +89,11 @@ function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]):
       return;
     }
     const { line, column } = locator.at(error.pos[0]);
+    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKey(doc, error.pos[0], locator) : undefined;
+    if (duplicate) {
+      problems.push({ severity, file: locator.file, line, column, ...duplicate });
+      return;
+    }
     // `yaml` reports a stack overflow as a syntax error; it is nesting that the depth check missed.
     const message = isStackOverflow(error.message)
       ? TOO_DEEP

@@ -18,6 +18,7 @@ interface Case {
   expected: Expected;
 }
 
+const ONCE = 'a key may appear once in a mapping (remove one of them)';
 const error = (line: number, column: number, field: string, message: string): Expected => ({
   severity: 'error',
   line,
@@ -323,7 +324,17 @@ const cases: Case[] = [
   {
     name: 'a duplicate YAML key',
     lines: ['version: 1', 'websites: []', 'version: 1'],
-    expected: error(3, 1, '', 'Map keys must be unique'),
+    expected: error(3, 1, 'version', `duplicate key "version": already set at line 1; ${ONCE}`),
+  },
+  {
+    name: "a website's key written twice",
+    lines: ['version: 1', 'websites:', '  - domain: a.com', '    privacy: public', '    privacy: private'],
+    expected: error(5, 5, 'websites[0].privacy', `duplicate key "privacy": already set at line 4; ${ONCE}`),
+  },
+  {
+    name: 'a key written twice in a flow mapping',
+    lines: ['version: 1', 'websites:', '  - domain: a.com', '  - {domain: b.com, email: true, email: false}'],
+    expected: error(4, 34, 'websites[1].email', `duplicate key "email": already set at line 4; ${ONCE}`),
   },
   {
     name: 'a root that is not a mapping',
