@@ -9,7 +9,7 @@ import type { DesiredState, Problem } from '../model/index.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
-import { duplicateKey } from './duplicate-keys.js';
+import { type DuplicateKey, duplicateKeys } from './duplicate-keys.js';
 import { parseManifestFast } from './fast-path.js';
 import {
   type Env,
@@ -80,6 +80,7 @@ const LIBRARY_WORDING: Record<string, string> = {
 function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]): Problem[] {
   const problems: Problem[] = [];
   const inPasswords = new Set<PasswordSpan>();
+  let duplicates: Map<number, DuplicateKey> | undefined;
   const fromYaml = (severity: Problem['severity']) => (error: YamlError) => {
     // The library's message may quote the source text it stumbled on: inside a password, it is not used.
     const span = spanAt(spans, error.pos[0]);
@@ -89,7 +90,8 @@ function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]):
       return;
     }
     const { line, column } = locator.at(error.pos[0]);
-    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKey(doc, error.pos[0], locator) : undefined;
+    if (error.code === 'DUPLICATE_KEY') duplicates ??= duplicateKeys(doc, locator);
+    const duplicate = error.code === 'DUPLICATE_KEY' ? duplicates?.get(error.pos[0]) : undefined;
     if (duplicate) {
       problems.push({ severity, file: locator.file, line, column, ...duplicate });
       return;
