@@ -295,6 +295,22 @@ describe('saved plans: --out, then --plan', () => {
     expect(simulator.requests).toEqual([]);
   });
 
+  it('prints nothing on stdout with --output json when no plan is computed (stale plan, invalid manifest)', async () => {
+    await writeFile(env.WEBSITES_SYNC_MANIFEST as string, CONVERGED);
+    const stale = await runCli(['--once', '--plan', planFile, '--output', 'json'], env);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/^stale plan: /m);
+    expect(stale.stdout).toBe('');
+    await writeFile(
+      env.WEBSITES_SYNC_MANIFEST as string,
+      'version: 1\nwebsites:\n  - domain: a.com\n    email: maybe\n',
+    );
+    const invalid = await runCli(['--once', '--dry-run', '--output', 'json'], env);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('websites[0].email');
+    expect(invalid.stdout).toBe('');
+  });
+
   it('refuses a file that is not a saved plan, and --out without --dry-run', async () => {
     await writeFile(join(dir, 'plain.json'), '{"format_version": 1, "changes": []}');
     const notSaved = await runCli(['--once', '--plan', join(dir, 'plain.json')], env);
