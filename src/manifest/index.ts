@@ -74,7 +74,7 @@ interface YamlError {
 /** The library's messages that speak to a programmer (its API), in the manifest's terms. */
 const LIBRARY_WORDING: Record<string, string> = {
   MULTIPLE_DOCS:
-    'a second YAML document starts here: a manifest is one document; remove this "---" line (and merge what follows into the first document)',
+    'a second YAML document starts here: a manifest is one document; remove the "---" or "..." line that separates it from the first (and merge the two)',
 };
 
 function syntaxProblems(doc: Document, locator: Locator, spans: PasswordSpan[]): Problem[] {

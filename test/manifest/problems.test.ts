@@ -583,6 +583,12 @@ describe('all problems at once', () => {
       /^a second YAML document starts here: a manifest is one document/,
     );
     expect(result.problems[0]?.message).not.toMatch(/parseAllDocuments/);
+    // After a document end marker ("..."), the second document needs no "---".
+    const ended = parseLines(['version: 1', 'websites: []', '...', 'prune: true']);
+    expect(ended.problems).toMatchObject([{ severity: 'error', line: 4, column: 1 }]);
+    expect(ended.problems[0]?.message).toContain(
+      'remove the "---" or "..." line that separates it from the first',
+    );
   });
 
   it('quotes a value whose only reference is the escape $${: nothing in it came from the environment', () => {
