@@ -49,18 +49,33 @@ export async function readSavedPlan(
   return 'error' in parsed ? parsed : { file: parsed.file, text };
 }
 
+/** A plan whose operations the redactor would change: saved, it could never be applied. */
+export class SavedPlanMasked extends Error {
+  constructor() {
+    super(
+      'the plan cannot be saved: a secret websites-sync masks in every output (a password of the manifest, or the API key) is also a word of a website name or a value the plan must keep exactly, so the saved plan would never match a fresh one; choose a password that is not such a word, then plan again',
+    );
+  }
+}
+
 /**
  * Mode 0600: a saved plan names the account's websites and settings, for the operator's eyes only.
- * Signed with `secret` (derived from the API key) over its final, redacted content.
+ * Signed with `secret` (derived from the API key) over its final, redacted content. What an apply
+ * executes and checks (`saved_plan`, `changes`) must come through the redaction unchanged; otherwise
+ * nothing is written (an existing file is left as it is) and SavedPlanMasked says why.
  */
 export async function writeSavedPlan(
   path: string,
   file: SavedPlanFile,
   options: { redact: (json: string) => string; secret: string },
 ): Promise<void> {
+  const text = options.redact(JSON.stringify(file));
+  const written = JSON.parse(text) as SavedPlanFile;
+  const kept = (plan: SavedPlanFile) => JSON.stringify([plan.saved_plan, plan.changes]);
+  if (kept(written) !== kept(file)) throw new SavedPlanMasked();
   const handle = await openPrivateFile(path, 'w');
   try {
-    await handle.writeFile(signedText(options.redact(JSON.stringify(file)), options.secret));
+    await handle.writeFile(signedText(text, options.secret));
   } finally {
     await handle.close();
   }

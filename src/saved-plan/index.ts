@@ -2,7 +2,7 @@
 // that plan if nothing it depends on changed. Pure except file.ts.
 export { buildSavedPlan, newSalt, type SaveInput } from './build.js';
 export { type StaleContext, staleReasons, type TargetContext, targetMismatch } from './check.js';
-export { type ReadSavedPlan, readSavedPlan, writeSavedPlan } from './file.js';
+export { type ReadSavedPlan, readSavedPlan, SavedPlanMasked, writeSavedPlan } from './file.js';
 export { recordHash } from './fingerprint.js';
 export {
   parseSavedPlan,

@@ -453,3 +453,21 @@ describe('a saved plan edited to prune', () => {
     expect(simulator.listWebsites().map((w) => w.domain)).toContain('precious.example.com');
   });
 });
+
+describe('a password that is also a word of the plan', () => {
+  it('is refused at --out, clearly, rather than saved as a plan that is stale for ever', async () => {
+    await start(SEED);
+    // The stats password of shop.example.com is "shop": masked in every output, so also in the
+    // saved operations, which would then never match a fresh plan.
+    env = { ...env, SHOP_PASSWORD: 'shop' };
+    await writeFile(env.WEBSITES_SYNC_MANIFEST as string, REVIEWED);
+    const planFile = join(dir, 'plan.json');
+    await writeFile(planFile, '{"kept": "an earlier file"}\n');
+    const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain(`--out: ${planFile}: the plan cannot be saved`);
+    expect(saved.stderr).not.toContain('Saved the plan');
+    expect(await readFile(planFile, 'utf8')).toBe('{"kept": "an earlier file"}\n');
+    expect(writes()).toEqual([]);
+  });
+});

@@ -13,6 +13,7 @@ import {
   newSalt,
   type ReadSavedPlan,
   readSavedPlan,
+  SavedPlanMasked,
   writeSavedPlan,
 } from '../../saved-plan/index.js';
 import { StateLockError, type StateStore } from '../../state/index.js';
@@ -234,6 +235,7 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
   await writeSavedPlan(path, file, { redact: (json) => io.redactor.showJson(json), secret }).catch(
     (error: NodeJS.ErrnoException) => {
       if (error instanceof StateLockError) throw error; // it names the file, as everywhere
+      if (error instanceof SavedPlanMasked) throw new UsageError(`--out: ${path}: ${error.message}`);
       throw new UsageError(`--out: cannot write ${path} (${error.code ?? error.message})`);
     },
   );
