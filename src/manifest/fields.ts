@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Privacy } from '../model/index.js';
-import { canonicalDomain, patternSpellingError } from '../model/index.js';
+import { canonicalDomain, canonicalIp, patternSpellingError } from '../model/index.js';
 import { describeValue, expected } from './describe-value.js';
 import { DOMAIN_PATTERN, IP_ENTRY, itemPattern, linesPattern, PARAM_ENTRY } from './patterns.js';
 
@@ -106,7 +106,7 @@ export const excludeIpsSchema = stringSetSchema({
     isIP(entry) === 0 ? `must be an IPv4 or IPv6 address; got ${describeValue(entry)}` : undefined,
   entry: IP_ENTRY,
   entryName: 'an IPv4 or IPv6 address',
-  normalise: (entry) => entry.toLowerCase(),
+  normalise: canonicalIp,
   description: 'IP addresses excluded from tracking: a list, or one per line.',
 });
 

@@ -5,7 +5,7 @@
 export { formatCount } from './count.js';
 export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
 export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from './duration.js';
-export { sameValue } from './equality.js';
+export { canonicalIp, sameValue } from './equality.js';
 export * from './guards.js';
 export { compareIds, compareText, storedKey, websiteKey } from './identity.js';
 export { canonicalPattern, compileIgnore, type IgnoreRules, patternSpellingError } from './ignore.js';

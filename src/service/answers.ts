@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Privacy, RemoteWebsite, WebsiteId } from '../model/index.js';
+import { canonicalIp, type Privacy, type RemoteWebsite, type WebsiteId } from '../model/index.js';
 import { jsonExcerptOf, type Redact } from './errors.js';
 
 // The one description of what the service's answers hold, checked before any value is used (issue 19
@@ -53,6 +53,12 @@ const readLines: Reader<string[]> = (value) => {
   return usable ? normaliseList(items.map(String)) : INVALID;
 };
 
+/** IP addresses, one per line or a list, in the form a manifest's are compared in. */
+const readIps: Reader<string[]> = (value) => {
+  const lines = readLines(value);
+  return lines === INVALID ? INVALID : normaliseList(lines.map(canonicalIp));
+};
+
 /** The password is never returned; whether one is set is (a boolean, or a variant's non-empty string). */
 const readPasswordSet: Reader<boolean> = (value) => {
   const flag = readFlag(value);
@@ -89,7 +95,7 @@ const FIELDS = [
   field({
     key: 'exclude_ips',
     as: 'exclude_ips',
-    read: readLines,
+    read: readIps,
     expected: 'a one-per-line string, a list of strings or null',
   }),
   field({ key: 'password', as: 'hasPassword', read: readPasswordSet, expected: 'a boolean' }),
