@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, realpath } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 
 export interface Content {
   /** sha256 of the bytes, or a marker of why they could not be read (a missing file is a state too). */
@@ -9,7 +10,16 @@ export interface Content {
   bytes?: Uint8Array;
   /** Why the manifest is not read at all: it is no regular file (a pipe, a device, a socket). */
   notAFile?: string;
+  /** Written whole before it could be seen: a file of a Kubernetes ConfigMap or Secret volume. */
+  whole?: boolean;
 }
+
+/**
+ * The kubelet writes a ConfigMap's or Secret's files into a new directory named after the time
+ * (`..2026_11_27_08_00_00.123456789`), then swaps the `..data` link to it, and never writes there
+ * again: a file that really lies in such a directory was whole before anyone could read it.
+ */
+const KUBELET_VERSION = /^\.\.\d{4}_\d{2}_\d{2}_\d{2}_\d{2}_\d{2}\.\d+$/;
 
 /**
  * One read of the manifest: the hash always names exactly the text returned with it. Only a regular
@@ -19,13 +29,17 @@ export interface Content {
  */
 export async function readContent(file: string): Promise<Content> {
   try {
+    // Where it really is, read there: a ConfigMap's swap after this cannot change what is read. (A
+    // pipe has no such path: it is opened as named, and refused below.)
+    const real = await realpath(file).catch(() => file);
+    const whole = KUBELET_VERSION.test(basename(dirname(real)));
     // Without blocking: opening a pipe with no writer yet would wait for one.
-    const handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
       const kind = notAFile(await handle.stat());
       if (kind !== undefined) return { hash: `not-a-file:${kind}`, notAFile: kind };
       const bytes = await handle.readFile();
-      return { hash: createHash('sha256').update(bytes).digest('hex'), bytes };
+      return { hash: createHash('sha256').update(bytes).digest('hex'), bytes, ...(whole ? { whole } : {}) };
     } finally {
       await handle.close();
     }

@@ -69,7 +69,7 @@ export class ManifestSource {
     this.#hash = read.hash;
     // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
     const refused = read.notAFile === undefined ? undefined : notAFile(this.#file, read.notAFile);
-    const cut = refused ?? (read.bytes && midLine(this.#file, read.bytes));
+    const cut = refused ?? (read.bytes && !read.whole ? midLine(this.#file, read.bytes) : undefined);
     const result = cut
       ? { desired: undefined, problems: [cut] }
       : read.bytes === undefined
@@ -135,7 +135,8 @@ function locationOf(problem: Problem) {
 /**
  * A file that does not end with a line break was most likely caught while being written (an editor or
  * a copy writing in place): applied as it is, a domain cut short (`s12.example.c`) would be created and
- * its website, with prune, deleted. Such a file waits until it ends with one.
+ * its website, with prune, deleted. Such a file waits until it ends with one, unless it was written
+ * whole before it could be read (a ConfigMap's, which Helm's `|-` leaves without one).
  */
 function midLine(file: string, bytes: Uint8Array): Problem | undefined {
   if (bytes.length === 0 || bytes[bytes.length - 1] === 0x0a) return undefined;

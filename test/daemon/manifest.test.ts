@@ -5,7 +5,7 @@ import {
   manifestWithPassword,
   UNREADABLE_PASSWORDS,
 } from '../helpers/unreadable-passwords.js';
-import { type Fixture, manifestText, saveByRename, startFixture } from './fixture.js';
+import { type Fixture, manifestText, saveByRename, startFixture, swapConfigMap } from './fixture.js';
 
 let fixture: Fixture | undefined;
 afterEach(async () => {
@@ -117,6 +117,17 @@ describe('daemon: the last good manifest stays in force', () => {
       expectNoPasswordText([invalid.reason, ready.body, JSON.stringify(f.logs)].join('\n'), password);
     },
   );
+
+  it("applies a ConfigMap's manifest without a final line break (Helm's |-): the kubelet writes it whole", async () => {
+    const f = await startFixture({ manifest: `prune: true\n${GOOD}`, configMap: true });
+    fixture = f;
+    await f.runAfter(0);
+    const complete = `prune: true\n${manifestText([{ domain: 'a.example.com' }, { domain: 's.example.com' }])}`;
+    await swapConfigMap(f.file, complete.trimEnd());
+    const applied = await f.runAfter(1);
+    expect(applied).toMatchObject({ triggers: ['change'], result: 'success' });
+    expect(f.sim.listWebsites().map((w) => w.domain)).toContain('s.example.com');
+  });
 
   it('applies nothing from a file caught mid-line while being written, and applies it once complete', async () => {
     const f = await startFixture({ manifest: `prune: true\n${GOOD}` });
