@@ -8,7 +8,7 @@ import {
   type WebsiteWrite,
 } from '../model/index.js';
 import type { CreateChange } from '../plan/index.js';
-import { AuthError, NotSentError, ServiceError, type WebsiteService } from '../service/index.js';
+import { AuthError, lookupFailed, ServiceError, type WebsiteService } from '../service/index.js';
 import { markProtected, type StateData } from '../state/index.js';
 import { createdSettings, recordWrite } from './record.js';
 
@@ -55,9 +55,9 @@ async function storeWebsite(change: CreateChange, context: CreateContext): Promi
       if (isDomainTaken(error)) return adoptTaken(change, context);
       // A clear refusal (validation, plan limit, not found...) will not change by trying again.
       if (!error.ambiguous) throw error;
-      // A lookup the stop held back leaves the store's own failure to report: it may have been done.
+      // A lookup that failed (or that the stop held back) leaves the store's own failure to report.
       const found = await service.findWebsite(change.domain).catch((lookup: unknown) => {
-        throw lookup instanceof NotSentError ? error : lookup;
+        throw lookupFailed(error, lookup, `${change.domain} may have been stored`);
       });
       if (found) {
         // A store the service answered with a body we cannot read (issue 19 §7) was done: say so once.

@@ -12,8 +12,10 @@ import { jsonExcerptOf, ServiceError } from './errors.js';
 import { readPlanLimit, readTraffic, type TrafficWindow } from './guard-reads.js';
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
+import { lookupFailed } from './lookup-after.js';
 import { LIST_PATH, listPages } from './paging.js';
 import { encodeWrite } from './records.js';
+import { NotSentError } from './stop.js';
 
 /**
  * What a plan decided from a listing: domains to create (the listing says absent) and ids to delete
@@ -201,9 +203,18 @@ export class HttpWebsiteService implements WebsiteService {
     } catch (error) {
       if (!(error instanceof ServiceError) || error.status === undefined) throw error;
       const serverError = error.status >= 500;
-      const gone = error.status === 404 || (serverError && !(await this.#exists(id)));
+      const maybe = `website ${id} may have been ${method === 'DELETE' ? 'deleted' : 'changed'}`;
+      const exists = () =>
+        this.#exists(id).catch((lookup: unknown) => {
+          throw lookupFailed(error, lookup, maybe);
+        });
+      const gone = error.status === 404 || (serverError && !(await exists()));
       if (!gone) {
-        if (serverError) return send();
+        // Held back by a stop, the request again was not sent: the first one's failure is what happened.
+        if (serverError)
+          return send().catch((again: unknown) =>
+            Promise.reject(again instanceof NotSentError ? error : again),
+          );
         throw error;
       }
       throw new ServiceError(

@@ -46,11 +46,16 @@ export class ServiceError extends Error {
     return this.status === undefined || this.status >= 500 || (this.status >= 200 && this.status < 300);
   }
 
-  /** The service's messages in one line, for reports: "domain: The domain has already been taken." */
+  /**
+   * The failure in one line, for reports: the service's field messages ("domain: The domain has already
+   * been taken."), else the whole message, which names the request and the status ("PATCH
+   * /api/v1/websites/7: 503 Service Unavailable"); the service's own message alone ("Server Error")
+   * would say neither.
+   */
   get details(): string {
     const fields = Object.entries(this.fieldErrors).map(([field, msgs]) => `${field}: ${msgs.join(' ')}`);
     if (fields.length > 0) return fields.join('; ');
-    return this.serviceMessage ?? this.message;
+    return this.message;
   }
 }
 

@@ -6,5 +6,6 @@ export type { ListingDecisions, WebsiteService } from './client.js';
 export { type ConnectionSettings, type ConnectOptions, connectService } from './connect.js';
 export { AuthError, KeyRevokedError, ServiceError } from './errors.js';
 export { ACCOUNT_PATH, STATS_PATH, type TrafficWindow } from './guard-reads.js';
+export { lookupFailed } from './lookup-after.js';
 export { KNOWN_STATUS_CODES } from './retry-policy.js';
 export { NotSentError } from './stop.js';
