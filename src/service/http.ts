@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
-import { isLoopbackHost, shownUrl } from '../model/index.js';
+import { isLoopbackHost } from '../model/index.js';
 import { readErrorBody } from './answers.js';
 import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
@@ -7,6 +7,7 @@ import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
 import { KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
+import { headerOf, type RawAnswer, redirectError } from './redirects.js';
 import {
   createRetryPolicy,
   DEFAULT_RETRY,
@@ -16,6 +17,7 @@ import {
   type RetryTuning,
 } from './retry-policy.js';
 import { isStoppedBeforeSending, NotSentError, StopGate } from './stop.js';
+import { ThrottleWatch } from './throttle-watch.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -69,6 +71,7 @@ export class HttpTransport {
   readonly redact: Redact;
   readonly #gate = new StopGate();
   readonly #key = new KeyWatch(() => this.stop());
+  readonly #throttle: ThrottleWatch;
   readonly #wire: Wire = { inFlight: 0 };
 
   constructor(options: HttpOptions) {
@@ -83,6 +86,7 @@ export class HttpTransport {
     this.#timeoutMs = options.timeoutMs;
     this.redact = options.redact ?? ((text) => text);
     this.maxAttempts = tuning.maxRetries + 1;
+    this.#throttle = new ThrottleWatch(tuning.maxRetryAfterMs);
     const pacer = pacerFor(options, tuning);
     const observed = pacer ? composeHooks(pacer.hooks, options.hooks ?? {}) : (options.hooks ?? {});
     // The budget spaces attempts before the pacer counts them in flight.
@@ -125,12 +129,14 @@ export class HttpTransport {
   ): Promise<JsonResponse> {
     const url = new URL(path.replace(/^\//, ''), this.#origin);
     this.#key.beforeSending(method, url.pathname);
+    this.#throttle.beforeSending(method, url.pathname);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
     const headers = { ...this.#headers };
     if (options.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     let status: number;
     let text: string;
     let location: string | undefined;
+    let retryAfter: string | undefined;
     try {
       const response = await this.#dispatcher.request({
         origin: url.origin,
@@ -146,6 +152,7 @@ export class HttpTransport {
       });
       status = response.statusCode;
       location = headerOf(response.headers, 'location');
+      retryAfter = headerOf(response.headers, 'retry-after');
       text = await response.body.text();
     } catch (cause) {
       if (isStoppedBeforeSending(cause)) {
@@ -160,7 +167,8 @@ export class HttpTransport {
       });
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
-    return this.#key.answer(() => decodeResponse(answer, this.redact));
+    const throttled = this.#throttle.seen(status, retryAfter);
+    return this.#key.answer(() => decodeResponse({ ...answer, throttled }, this.redact));
   }
 
   /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */
@@ -191,55 +199,6 @@ function pacerFor(options: HttpOptions, tuning: RetryTuning): Pacer | undefined 
   });
 }
 
-interface RawAnswer {
-  method: string;
-  path: string;
-  base: string;
-  status: number;
-  text: string;
-  /** The Location of a redirect. */
-  location: string | undefined;
-}
-
-function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * Redirects are never followed (the key would travel to wherever they point). Only one to a login page
- * means the key was refused; any other (a failed validation sent back, a moved base URL) says where it
- * pointed, so the operator can tell a wrong base URL or a proxy that strips `Accept` from a bad key.
- */
-function redirectError(answer: RawAnswer): ServiceError {
-  const { method, path, base, status, location } = answer;
-  const where = { method, path, status };
-  // The Location is the service's (or a proxy's) to write: one that does not parse is shown, masked.
-  const target =
-    location !== undefined && URL.canParse(location, `${base}${path}`)
-      ? new URL(location, `${base}${path}`)
-      : undefined;
-  if (target && /\/login\/?$/.test(target.pathname) && target.origin === base) {
-    return new AuthError(
-      `${base} redirected ${method} ${path} to its login page (${status}): the API key was not accepted (or a proxy removed the "Accept: application/json" header).`,
-      where,
-    );
-  }
-  return new ServiceError(
-    `${method} ${path}: the service answered ${status} redirecting to ${whereTo(location, target, base)}; redirects are not followed, so the API key never leaves ${base}: check --base-url, or a proxy between you and the service`,
-    where,
-  );
-}
-
-/** A redirect's target as a person reads it: where it points, and whether that is another host. */
-function whereTo(location: string | undefined, target: URL | undefined, base: string): string {
-  if (location === undefined) return '(no Location)';
-  if (target === undefined) return `${shownUrl(location)} (not a valid address)`;
-  if (target.origin === 'null') return `${shownUrl(target.href)} (not a web address)`;
-  const elsewhere = target.origin !== base ? ` on another host (${target.origin})` : '';
-  return `${shownUrl(target.href)}${elsewhere}`;
-}
-
 function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
   const { method, path, base, status, text } = answer;
   const body = parseJson(text);
@@ -252,6 +211,13 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
     );
   }
   if (status >= 300 && status < 400) throw redirectError(answer);
+  if (answer.throttled) {
+    const said = readErrorBody(body).message;
+    throw new ServiceError(
+      `${method} ${path}: ${status}${said ? ` ${said}` : ''}: ${answer.throttled}`,
+      where,
+    );
+  }
   if (body === undefined) {
     const excerpt = excerptOf(text, redact);
     throw new ServiceError(`${method} ${path}: unexpected answer ${status} (not JSON): ${excerpt}`, {

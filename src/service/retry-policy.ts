@@ -120,7 +120,13 @@ export function createRetryPolicy(
       return;
     }
     const retryAfter = headers?.['retry-after'];
-    const delay = retryDelayMs(state.counter, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, tuning);
+    const announced = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    // A retry before the service allows it meets the same refusal (throttle-watch.ts says so instead).
+    if ((parseRetryAfter(announced) ?? 0) > tuning.maxRetryAfterMs) {
+      callback(err);
+      return;
+    }
+    const delay = retryDelayMs(state.counter, announced, tuning);
     onRetry?.({
       method: opts.method,
       path: opts.path,

@@ -86,7 +86,7 @@ describe('daemon: graceful shutdown of the built CLI', () => {
 });
 
 // Issue 19 §5: the shutdown waits only for the requests really in flight, and says how many there are:
-// a retry waiting for a Retry-After of an hour, the rate limit's window or the key's budget ends at once.
+// a retry waiting for a Retry-After of 4 minutes, the rate limit's window or the key's budget ends at once.
 describe('daemon: a stop is prompt, whatever the run waits for', () => {
   async function setUp(onStore: (nth: number, sim: Simulator) => Promise<void> | void) {
     const sim: Simulator = await startSimulator({});
@@ -115,9 +115,9 @@ describe('daemon: a stop is prompt, whatever the run waits for', () => {
     return { ...exit, ms: Date.now() - sent };
   };
 
-  it('SIGTERM while a store waits out a Retry-After of an hour: exit 0 at once, nothing "abandoned"', async () => {
+  it('SIGTERM while a store waits out a Retry-After of 4 minutes: exit 0 at once, nothing "abandoned"', async () => {
     const { sim, cli, state } = await setUp((nth, s) => {
-      if (nth === 3) s.setFaults({ script: ['throttle'], throttleRetryAfterSeconds: 3600 });
+      if (nth === 3) s.setFaults({ script: ['throttle'], throttleRetryAfterSeconds: 240 });
     });
     await cli.lineMatching((l) => l.reason === 'HTTP 429' && l.retry === 1);
     const exit = await stopTimed(cli);

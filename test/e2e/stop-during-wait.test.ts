@@ -8,8 +8,8 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { lockState } from '../../src/state/index.js';
 import { type StartedCli, startCli, toolEnv } from '../helpers/cli.js';
 
-// Issue 19 §5: a stop is prompt whatever the run is waiting for. A 429 with `Retry-After: 3600` (the
-// client honours up to 5 minutes) used to hold `--once` and the daemon for the whole pause: SIGTERM
+// Issue 19 §5: a stop is prompt whatever the run is waiting for. A 429 with `Retry-After: 240` (the
+// client honours up to 5 minutes; a longer one is not retried at all) used to hold `--once` and the daemon for the whole pause: SIGTERM
 // then did nothing until Docker or Kubernetes killed the process without its state or its report.
 
 let cleanup: Array<() => Promise<unknown>> = [];
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const SITES = ['a.example.com', 'b.example.com', 'c.example.com', 'd.example.com'];
 
-/** A simulator whose `nth` store is answered 429 with Retry-After: 3600, and a manifest of SITES. */
+/** A simulator whose `nth` store is answered 429 with Retry-After: 240, and a manifest of SITES. */
 async function setUp(
   nth: number,
 ): Promise<{ simulator: Simulator; dir: string; env: Record<string, string> }> {
@@ -29,7 +29,7 @@ async function setUp(
   let stores = 0;
   simulator.onRequest = (req: RecordedRequestStart) => {
     if (req.method === 'POST' && ++stores === nth) {
-      simulator.setFaults({ script: ['throttle'], throttleRetryAfterSeconds: 3600 });
+      simulator.setFaults({ script: ['throttle'], throttleRetryAfterSeconds: 240 });
     }
   };
   const dir = await mkdtemp(join(tmpdir(), 'websites-sync-stop-wait-'));
@@ -58,11 +58,11 @@ const stopTimed = async (cli: StartedCli) => {
 };
 
 describe('--once stopped while it waits', () => {
-  it('out a Retry-After of an hour: ends within a second, saves the state, prints what was and was not done, exits 143', async () => {
+  it('out a Retry-After of 4 minutes: ends within a second, saves the state, prints what was and was not done, exits 143', async () => {
     const { simulator, env } = await setUp(3);
     const cli = startCli(['--once', '--concurrency', '1'], { ...env, WEBSITES_SYNC_LOG_LEVEL: 'warn' });
     cleanup.push(async () => cli.child.kill('SIGKILL'));
-    await stderrLine(cli, /HTTP 429; retry 1 in 3\d\d\.\ds/);
+    await stderrLine(cli, /HTTP 429; retry 1 in 24\d\.\ds/);
     const run = await stopTimed(cli);
 
     expect(run.code, run.stderr).toBe(143);

@@ -116,3 +116,27 @@ describe('createRetryPolicy', () => {
     expect(afterMs).toBeLessThan(45_250);
   });
 });
+
+describe('a Retry-After longer than websites-sync waits', () => {
+  const policy = createRetryPolicy({ ...tuning, maxRetries: 3, maxRetryAfterMs: 5 * 60_000 });
+  const decideNow = (retryAfter: string): string => {
+    let decision = 'pending';
+    const err = Object.assign(new Error('failed'), {
+      code: 'UND_ERR_REQ_RETRY',
+      statusCode: 429,
+      headers: { 'retry-after': retryAfter },
+    });
+    const opts = { method: 'GET', path: '/', retryOptions: { methods: ['GET'], statusCodes: [429] } };
+    policy(err, { state: { counter: 1 }, opts } as never, (e) => {
+      decision = e ? 'stop' : 'retry';
+    });
+    return decision;
+  };
+
+  it.each([
+    ['seconds', '86400'],
+    ['an HTTP date', new Date(Date.now() + 2 * 3_600_000).toUTCString()],
+  ])('in %s: not retried (a retry before then meets the same refusal)', (_form, retryAfter) => {
+    expect(decideNow(retryAfter)).toBe('stop');
+  });
+});

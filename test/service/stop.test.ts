@@ -61,12 +61,12 @@ describe('a wait for its turn, stopped', () => {
   });
 });
 
-describe('a retry waiting for a Retry-After of an hour, stopped', () => {
+describe('a retry waiting for a Retry-After of 4 minutes, stopped', () => {
   let simulator: Simulator;
   afterEach(() => simulator.close());
 
   it('ends at once as not sent; the service saw only the throttled attempt', async () => {
-    simulator = await startSimulator({ faults: { script: ['throttle'], throttleRetryAfterSeconds: 3600 } });
+    simulator = await startSimulator({ faults: { script: ['throttle'], throttleRetryAfterSeconds: 240 } });
     let retryScheduled: () => void = () => {};
     const scheduled = new Promise<void>((resolve) => {
       retryScheduled = resolve;
@@ -85,7 +85,7 @@ describe('a retry waiting for a Retry-After of an hour, stopped', () => {
     const stoppedAt = Date.now();
     http.stop();
     await expect(request).rejects.toBeInstanceOf(NotSentError);
-    // At once, beside the hour it would otherwise wait (a loaded machine's timers given their slack).
+    // At once, beside the 4 minutes it would otherwise wait (a loaded machine's timers given their slack).
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
     expect(simulator.requests.map((r) => r.status)).toEqual([429]);
     await http.close();

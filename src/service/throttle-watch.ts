@@ -1,0 +1,48 @@
+import { ServiceError } from './errors.js';
+import { parseRetryAfter } from './retry-policy.js';
+
+// A 429 whose Retry-After is longer than websites-sync waits (5 minutes) is not retried: a retry before
+// the service allows it meets the same refusal. Nothing more is sent until that time has passed (every
+// request fails at once, saying until when), so a run ends in seconds instead of waiting out a bounded
+// pause before each of its requests, and a daemon's later resyncs start again once the time is over.
+
+export class ThrottleWatch {
+  readonly #maxWaitMs: number;
+  readonly #now: () => number;
+  #until = 0;
+  #why = '';
+
+  constructor(maxWaitMs: number, now: () => number = Date.now) {
+    this.#maxWaitMs = maxWaitMs;
+    this.#now = now;
+  }
+
+  /** Before a request is sent: while the service's announced wait lasts, nothing is. */
+  beforeSending(method: string, path: string): void {
+    if (this.#now() >= this.#until) return;
+    throw new ServiceError(`${method} ${path}: not sent: ${this.#why}`, { method, path, status: 429 });
+  }
+
+  /** A 429's Retry-After: what to add to its error when it asks for longer than websites-sync waits. */
+  seen(status: number, retryAfter: string | undefined): string | undefined {
+    if (status !== 429) return undefined;
+    const now = this.#now();
+    const waitMs = parseRetryAfter(retryAfter, now);
+    if (waitMs === undefined || waitMs <= this.#maxWaitMs) return undefined;
+    this.#until = Math.max(this.#until, now + waitMs);
+    const until = waitMs < YEAR_MS ? `, until ${new Date(now + waitMs).toISOString().slice(0, 19)}Z` : '';
+    this.#why = `the service asked to wait ${spoken(waitMs)} (Retry-After${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
+    return this.#why;
+  }
+}
+
+const YEAR_MS = 365 * 86_400_000;
+
+function spoken(ms: number): string {
+  if (ms >= YEAR_MS) return 'more than a year';
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7_200) return `${Math.round(s / 60)} minutes`;
+  if (s < 172_800) return `${Math.round(s / 3_600)} hours`;
+  return `${Math.round(s / 86_400)} days`;
+}
