@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalIp, type Privacy, type RemoteWebsite, type WebsiteId } from '../model/index.js';
-import { jsonExcerptOf, type Redact } from './errors.js';
+import { jsonExcerptOf, messageOf, type Redact } from './errors.js';
 
 // The one description of what the service's answers hold, checked before any value is used (issue 19
 // §7): a value of another type (`"exclude_ips": {"toString": 1}`) is a clear error naming the request,
@@ -161,9 +161,24 @@ export interface ErrorBody {
   fieldErrors: Record<string, string[]>;
 }
 
-export function readErrorBody(body: unknown): ErrorBody {
+/** Fields, and messages per field, kept of an error answer: a real one names a few. */
+const MAX_FIELDS = 20;
+const MAX_FIELD_MESSAGES = 5;
+
+/** Every text of it masked, on one line and of bounded length (messageOf), however much was sent. */
+export function readErrorBody(body: unknown, redact: Redact = (text) => text): ErrorBody {
   const parsed = errorBodySchema.parse(typeof body === 'object' && body !== null ? body : {});
-  return { message: parsed.message, fieldErrors: parsed.errors ?? {} };
+  // Own properties only: a field named `__proto__` stays a field.
+  const fieldErrors: Record<string, string[]> = Object.fromEntries(
+    Object.entries(parsed.errors ?? {})
+      .slice(0, MAX_FIELDS)
+      .map(([field, messages]) => [
+        messageOf(field, redact),
+        messages.slice(0, MAX_FIELD_MESSAGES).map((m) => messageOf(m, redact)),
+      ]),
+  );
+  const message = parsed.message === undefined ? undefined : messageOf(parsed.message, redact);
+  return { message, fieldErrors };
 }
 
 /** A value of an answer as text: a string as it is, anything else as JSON (never its own toString). */

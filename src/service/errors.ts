@@ -100,6 +100,18 @@ export function jsonExcerptOf(body: unknown, redact: Redact): string {
   return shorten(redact(JSON.stringify(body) ?? String(body)));
 }
 
+/** The most characters of one message of the service shown (Laravel's are well under 200). */
+const MAX_MESSAGE = 300;
+
+/**
+ * A message the service wrote (`message`, a validation error) as one line of bounded length: a hostile
+ * or broken service could send megabytes, or lines, there. Masked before it is folded and cut, as above.
+ */
+export function messageOf(text: string, redact: Redact): string {
+  const flat = redact(redact(text).replace(/\s+/g, ' ').trim());
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 3)}...` : flat;
+}
+
 function shorten(text: string): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

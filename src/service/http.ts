@@ -204,7 +204,7 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
   const body = parseJson(text);
   const where = { method, path, status };
   if (status === 401 || status === 403) {
-    const said = readErrorBody(body).message;
+    const said = readErrorBody(body, redact).message;
     throw new AuthError(
       `${base} refused the API key (${status}${said ? ` ${said}` : ''}). Check WEBSITES_SYNC_API_KEY or --api-key-file.`,
       { ...where, serviceMessage: said },
@@ -212,7 +212,7 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
   }
   if (status >= 300 && status < 400) throw redirectError(answer);
   if (answer.throttled) {
-    const said = readErrorBody(body).message;
+    const said = readErrorBody(body, redact).message;
     throw new ServiceError(
       `${method} ${path}: ${status}${said ? ` ${said}` : ''}: ${answer.throttled}`,
       where,
@@ -226,7 +226,7 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
     });
   }
   if (status >= 400) {
-    const { message, fieldErrors } = readErrorBody(body);
+    const { message, fieldErrors } = readErrorBody(body, redact);
     throw new ServiceError(`${method} ${path}: ${status} ${message ?? 'error'}`, {
       ...where,
       serviceMessage: message,
