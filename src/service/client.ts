@@ -13,6 +13,7 @@ import { readPlanLimit, readTraffic, type TrafficWindow } from './guard-reads.js
 import type { HttpTransport, JsonResponse } from './http.js';
 import { readListing, sameListing } from './listing.js';
 import { lookupFailed } from './lookup-after.js';
+import { notAddingUp } from './page-checks.js';
 import { LIST_PATH, listPages } from './paging.js';
 import { encodeWrite } from './records.js';
 import { NotSentError } from './stop.js';
@@ -99,6 +100,8 @@ export class HttpWebsiteService implements WebsiteService {
   async listWebsites(): Promise<RemoteWebsite[]> {
     const attempts = this.#options.listAttempts ?? 3;
     let problem = '';
+    let previous: RemoteWebsite[] | undefined;
+    let unchanged = true;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const listing = await readListing(this.#http, this.#options.limit);
       if (listing.problem === undefined) {
@@ -106,10 +109,14 @@ export class HttpWebsiteService implements WebsiteService {
         this.#unconfirmedPages = listing.pages;
         return listing.records;
       }
+      // A listing edited while paging reads differently each time; one that never adds up, the same.
+      unchanged &&=
+        previous === undefined || (listing.problem === problem && sameListing(previous, listing.records));
+      previous = listing.records;
       problem = listing.problem;
     }
     // Planning from a partial view could create duplicates or delete live websites: refuse instead.
-    throw changingListing(problem);
+    throw unchanged ? inconsistentListing(problem, attempts) : changingListing(problem);
   }
 
   /**
@@ -274,6 +281,11 @@ export class HttpWebsiteService implements WebsiteService {
 
 function pathOf(id: WebsiteId): string {
   return `${LIST_PATH}/${encodeURIComponent(String(id))}`;
+}
+
+/** The same contradiction in every read of the same websites: not an edit, the answers themselves. */
+function inconsistentListing(problem: string, reads: number): ServiceError {
+  return notAddingUp(`${problem}, the same in ${reads} reads of the same websites`);
 }
 
 function changingListing(problem: string): ServiceError {

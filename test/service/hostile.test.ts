@@ -169,6 +169,29 @@ describe('paging that never ends', () => {
   });
 });
 
+describe('a total that lies', () => {
+  it('the same way at every read: the answers do not add up, not "the listing kept changing"', async () => {
+    const { service, requests } = await fake((_req, res) =>
+      json(res, { data: [record(1), record(2), record(3)], current_page: 1, last_page: 1, total: 5 }),
+    );
+    const error = await service.listWebsites().catch((e: Error) => e);
+    expect((error as Error).message).toBe(
+      "GET /api/v1/websites: the listing's answers do not add up (3 collected, 5 announced, the same in 3 reads of the same websites); nothing was planned from it",
+    );
+    expect(requests()).toBe(3);
+  });
+
+  it('differently at each read: the listing kept changing', async () => {
+    let reads = 0;
+    const { service } = await fake((_req, res) =>
+      json(res, { data: [record(1), record(2)], current_page: 1, last_page: 1, total: 3 + reads++ }),
+    );
+    await expect(service.listWebsites()).rejects.toThrow(
+      /the listing kept changing while paging \(2 collected, 5 announced\)/,
+    );
+  });
+});
+
 /** An answer whose body never ends: blanks, a megabyte at a time, as fast as they are read. */
 const endlessBody: Handler = (_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
