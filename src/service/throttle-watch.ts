@@ -10,7 +10,8 @@ export class ThrottleWatch {
   readonly #maxWaitMs: number;
   readonly #now: () => number;
   #until = 0;
-  #why = '';
+  /** What a request not sent says: shorter than the 429's own error, said once before it. */
+  #short = '';
 
   constructor(maxWaitMs: number, now: () => number = Date.now) {
     this.#maxWaitMs = maxWaitMs;
@@ -20,7 +21,7 @@ export class ThrottleWatch {
   /** Before a request is sent: while the service's announced wait lasts, nothing is. */
   beforeSending(method: string, path: string): void {
     if (this.#now() >= this.#until) return;
-    throw new ServiceError(`${method} ${path}: not sent: ${this.#why}`, { method, path, status: 429 });
+    throw new ServiceError(`${method} ${path}: not sent: ${this.#short}`, { method, path, status: 429 });
   }
 
   /** A 429's Retry-After: what to add to its error when it asks for longer than websites-sync waits. */
@@ -31,8 +32,8 @@ export class ThrottleWatch {
     if (waitMs === undefined || waitMs <= this.#maxWaitMs) return undefined;
     this.#until = Math.max(this.#until, now + waitMs);
     const until = waitMs < YEAR_MS ? `, until ${new Date(now + waitMs).toISOString().slice(0, 19)}Z` : '';
-    this.#why = `the service asked to wait ${spoken(waitMs)} (Retry-After${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
-    return this.#why;
+    this.#short = `the service throttles the key for ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''}, as an earlier 429 said`;
+    return `the service asked to wait ${spoken(waitMs)} (Retry-After${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
   }
 }
 

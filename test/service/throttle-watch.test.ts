@@ -11,7 +11,7 @@ describe('ThrottleWatch', () => {
       'the service asked to wait 10 minutes (Retry-After, until 2026-11-27T08:10:00Z), longer than the 5 minutes websites-sync waits: not retried, and nothing more is sent until then; run again later',
     );
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(
-      /^GET \/api\/v1\/websites: not sent: the service asked to wait 10 minutes/,
+      'GET /api/v1/websites: not sent: the service throttles the key for 10 minutes (until 2026-11-27T08:10:00Z), as an earlier 429 said',
     );
     now += 600_000;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
