@@ -136,7 +136,7 @@ export class HttpTransport {
     let status: number;
     let text: string;
     let location: string | undefined;
-    let retryAfter: string | undefined;
+    let answered: Dispatcher.ResponseData['headers'] = {};
     try {
       const response = await this.#dispatcher.request({
         origin: url.origin,
@@ -152,7 +152,7 @@ export class HttpTransport {
       });
       status = response.statusCode;
       location = headerOf(response.headers, 'location');
-      retryAfter = headerOf(response.headers, 'retry-after');
+      answered = response.headers;
       text = await response.body.text();
     } catch (cause) {
       if (isStoppedBeforeSending(cause)) {
@@ -167,7 +167,7 @@ export class HttpTransport {
       });
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
-    const throttled = this.#throttle.seen(status, retryAfter);
+    const throttled = this.#throttle.seen(status, answered);
     return this.#key.answer(() => decodeResponse({ ...answer, throttled }, this.redact));
   }
 

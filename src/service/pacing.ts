@@ -1,5 +1,5 @@
 import type { AttemptHooks, AttemptInfo, RateWindowInfo } from './attempt-types.js';
-import { parseRetryAfter } from './retry-policy.js';
+import { announcedWait } from './retry-policy.js';
 import { waitInQueue } from './stop.js';
 
 // Client-side pacing from the service's rate-limit headers, so a large run slows down before the limit
@@ -212,14 +212,15 @@ export interface RateHeaders {
   retryAfterMs: number | undefined;
 }
 
-export function readRateHeaders(headers: AttemptInfo['headers'], nowMs: number): RateHeaders {
-  const reset = intHeader(headers['x-ratelimit-reset']);
+export function readRateHeaders(
+  headers: AttemptInfo['headers'],
+  nowMs: number,
+  status: number | undefined = 429,
+): RateHeaders {
   return {
     limit: intHeader(headers['x-ratelimit-limit']),
     remaining: intHeader(headers['x-ratelimit-remaining']),
-    retryAfterMs:
-      parseRetryAfter(first(headers['retry-after']), nowMs) ??
-      (reset === undefined ? undefined : Math.max(0, reset * 1000 - nowMs)),
+    retryAfterMs: announcedWait(status, headers, nowMs)?.ms,
   };
 }
 

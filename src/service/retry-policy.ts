@@ -73,7 +73,16 @@ export function retryDelayMs(
   tuning: RetryTuning,
   random: () => number = Math.random,
 ): number {
-  const retryAfter = parseRetryAfter(retryAfterHeader);
+  return backoffMs(attempt, parseRetryAfter(retryAfterHeader), tuning, random);
+}
+
+/** The same, from the wait the service announced (announcedWait), if it announced one. */
+function backoffMs(
+  attempt: number,
+  retryAfter: number | undefined,
+  tuning: RetryTuning,
+  random: () => number = Math.random,
+): number {
   if (retryAfter !== undefined) {
     // Honour the service's wait in full, plus a little spread so a burst does not return as one.
     return Math.min(retryAfter, tuning.maxRetryAfterMs) + Math.floor(random() * 250);
@@ -92,10 +101,33 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * How long the service said to wait: its Retry-After (on any answer), else, on a 429, the end of the
+ * rate-limit window (X-RateLimit-Reset, epoch seconds). The retry policy, the pacer and ThrottleWatch
+ * read it alike: a window announced a day away is a day away, whichever header says so.
+ */
+export function announcedWait(
+  status: number | undefined,
+  headers: Headers | undefined,
+  nowMs = Date.now(),
+): { ms: number; header: string } | undefined {
+  const retryAfter = parseRetryAfter(firstOf(headers?.['retry-after']), nowMs);
+  if (retryAfter !== undefined) return { ms: retryAfter, header: 'Retry-After' };
+  const reset = firstOf(headers?.['x-ratelimit-reset']);
+  if (status !== 429 || reset === undefined || !/^\s*\d+\s*$/.test(reset)) return undefined;
+  return { ms: Math.max(0, Number(reset) * 1000 - nowMs), header: 'X-RateLimit-Reset' };
+}
+
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 interface RetryableError extends Error {
   statusCode?: number;
   code?: string;
-  headers?: Record<string, string | string[] | undefined>;
+  headers?: Headers;
 }
 
 /**
@@ -119,14 +151,13 @@ export function createRetryPolicy(
       callback(err);
       return;
     }
-    const retryAfter = headers?.['retry-after'];
-    const announced = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+    const announced = announcedWait(statusCode, headers)?.ms;
     // A retry before the service allows it meets the same refusal (throttle-watch.ts says so instead).
-    if ((parseRetryAfter(announced) ?? 0) > tuning.maxRetryAfterMs) {
+    if ((announced ?? 0) > tuning.maxRetryAfterMs) {
       callback(err);
       return;
     }
-    const delay = retryDelayMs(state.counter, announced, tuning);
+    const delay = backoffMs(state.counter, announced, tuning);
     onRetry?.({
       method: opts.method,
       path: opts.path,

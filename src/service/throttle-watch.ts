@@ -1,7 +1,7 @@
 import { ServiceError } from './errors.js';
-import { parseRetryAfter } from './retry-policy.js';
+import { announcedWait } from './retry-policy.js';
 
-// A 429 whose Retry-After is longer than websites-sync waits (5 minutes) is not retried: a retry before
+// A 429 whose announced wait (Retry-After, else X-RateLimit-Reset) is longer than websites-sync waits (5 minutes) is not retried: a retry before
 // the service allows it meets the same refusal. Nothing more is sent until that time has passed (every
 // request fails at once, saying until when), so a run ends in seconds instead of waiting out a bounded
 // pause before each of its requests, and a daemon's later resyncs start again once the time is over.
@@ -24,16 +24,17 @@ export class ThrottleWatch {
     throw new ServiceError(`${method} ${path}: not sent: ${this.#short}`, { method, path, status: 429 });
   }
 
-  /** A 429's Retry-After: what to add to its error when it asks for longer than websites-sync waits. */
-  seen(status: number, retryAfter: string | undefined): string | undefined {
+  /** A 429's announced wait: what to add to its error when it is longer than websites-sync waits. */
+  seen(status: number, headers: Parameters<typeof announcedWait>[1]): string | undefined {
     if (status !== 429) return undefined;
     const now = this.#now();
-    const waitMs = parseRetryAfter(retryAfter, now);
-    if (waitMs === undefined || waitMs <= this.#maxWaitMs) return undefined;
+    const announced = announcedWait(status, headers, now);
+    if (announced === undefined || announced.ms <= this.#maxWaitMs) return undefined;
+    const { ms: waitMs, header } = announced;
     this.#until = Math.max(this.#until, now + waitMs);
     const until = waitMs < YEAR_MS ? `, until ${new Date(now + waitMs).toISOString().slice(0, 19)}Z` : '';
     this.#short = `the service throttles the key for ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''}, as an earlier 429 said`;
-    return `the service asked to wait ${spoken(waitMs)} (Retry-After${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
+    return `the service asked to wait ${spoken(waitMs)} (${header}${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
   }
 }
 

@@ -1,13 +1,16 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { connectService } from '../../src/service/index.js';
 import { ThrottleWatch } from '../../src/service/throttle-watch.js';
 
-describe('ThrottleWatch', () => {
-  const FIVE_MINUTES = 5 * 60_000;
+const FIVE_MINUTES_MS = 5 * 60_000;
 
+describe('ThrottleWatch', () => {
   it('a 429 asking for longer than the cap: nothing is sent until that time, then requests go again', () => {
     let now = Date.UTC(2026, 10, 27, 8, 0, 0);
-    const watch = new ThrottleWatch(FIVE_MINUTES, () => now);
-    expect(watch.seen(429, '600')).toBe(
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS, () => now);
+    expect(watch.seen(429, { 'retry-after': '600' })).toBe(
       'the service asked to wait 10 minutes (Retry-After, until 2026-11-27T08:10:00Z), longer than the 5 minutes websites-sync waits: not retried, and nothing more is sent until then; run again later',
     );
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(
@@ -24,15 +27,63 @@ describe('ThrottleWatch', () => {
     [429, undefined],
     [429, 'soon'],
   ])('%i with Retry-After %s: within what is retried, nothing held back', (status, retryAfter) => {
-    const watch = new ThrottleWatch(FIVE_MINUTES);
-    expect(watch.seen(status, retryAfter)).toBeUndefined();
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS);
+    expect(watch.seen(status, { 'retry-after': retryAfter })).toBeUndefined();
     expect(() => watch.beforeSending('GET', '/')).not.toThrow();
   });
 
   it('an absurd Retry-After (1e300 seconds) says how long without a date it cannot name', () => {
-    const watch = new ThrottleWatch(FIVE_MINUTES);
-    expect(watch.seen(429, '1e300')).toMatch(
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS);
+    expect(watch.seen(429, { 'retry-after': '1e300' })).toMatch(
       /^the service asked to wait more than a year \(Retry-After\), longer/,
     );
+  });
+});
+
+describe('a 429 whose window ends a day away, said only by X-RateLimit-Reset', () => {
+  it('the watch reads it as it reads a Retry-After', () => {
+    const now = Date.UTC(2026, 10, 27, 8, 0, 0);
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS, () => now);
+    const reset = String(now / 1000 + 86_400);
+    expect(watch.seen(429, { 'x-ratelimit-reset': reset })).toMatch(
+      /^the service asked to wait 24 hours \(X-RateLimit-Reset, until 2026-11-28T08:00:00Z\)/,
+    );
+    // On another status, a window's end says nothing of this request.
+    expect(
+      new ThrottleWatch(FIVE_MINUTES_MS, () => now).seen(503, { 'x-ratelimit-reset': reset }),
+    ).toBeUndefined();
+  });
+
+  it('a listing ends at once with one request, not five retries held five minutes each by the pacer', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 86_400),
+      });
+      res.end('{"message":"Too Many Attempts."}');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const client = connectService({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      version: 'test',
+      timeoutMs: 2_000,
+      concurrency: 1,
+      redact: (text) => text,
+    });
+    try {
+      await expect(client.service.listWebsites()).rejects.toThrow(
+        /^GET \/api\/v1\/websites: 429 Too Many Attempts\.: the service asked to wait 24 hours \(X-RateLimit-Reset, until /,
+      );
+      expect(requests).toBe(1);
+    } finally {
+      await client.close();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
