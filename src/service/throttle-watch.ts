@@ -1,16 +1,17 @@
 import { ServiceError } from './errors.js';
 import { announcedWait } from './retry-policy.js';
 
-// A 429 whose announced wait (Retry-After, else X-RateLimit-Reset) is longer than websites-sync waits (5 minutes) is not retried: a retry before
-// the service allows it meets the same refusal. Nothing more is sent until that time has passed (every
-// request fails at once, saying until when), so a run ends in seconds instead of waiting out a bounded
-// pause before each of its requests, and a daemon's later resyncs start again once the time is over.
+// A 429 (or a 5xx) whose announced wait (Retry-After, else a 429's X-RateLimit-Reset) is longer than
+// websites-sync waits (5 minutes) is not retried: a retry before the service allows it meets the same
+// refusal. Nothing more is sent until that time has passed (every request fails at once, saying until
+// when), so a run ends in seconds instead of waiting out a bounded pause before each of its requests,
+// and a daemon's later resyncs start again once the time is over.
 
 export class ThrottleWatch {
   readonly #maxWaitMs: number;
   readonly #now: () => number;
   #until = 0;
-  /** What a request not sent says: shorter than the 429's own error, said once before it. */
+  /** What a request not sent says: shorter than the answer's own error, said once before it. */
   #short = '';
 
   constructor(maxWaitMs: number, now: () => number = Date.now) {
@@ -24,16 +25,16 @@ export class ThrottleWatch {
     throw new ServiceError(`${method} ${path}: not sent: ${this.#short}`, { method, path, status: 429 });
   }
 
-  /** A 429's announced wait: what to add to its error when it is longer than websites-sync waits. */
+  /** A 429's or 5xx's announced wait: what to add to its error when it is longer than websites-sync waits. */
   seen(status: number, headers: Parameters<typeof announcedWait>[1]): string | undefined {
-    if (status !== 429) return undefined;
+    if (status !== 429 && status < 500) return undefined;
     const now = this.#now();
     const announced = announcedWait(status, headers, now);
     if (announced === undefined || announced.ms <= this.#maxWaitMs) return undefined;
     const { ms: waitMs, header } = announced;
     this.#until = Math.max(this.#until, now + waitMs);
     const until = waitMs < YEAR_MS ? `, until ${new Date(now + waitMs).toISOString().slice(0, 19)}Z` : '';
-    this.#short = `the service throttles the key for ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''}, as an earlier 429 said`;
+    this.#short = `the service asked to wait ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''} in an earlier ${status}`;
     return `the service asked to wait ${spoken(waitMs)} (${header}${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
   }
 }

@@ -14,7 +14,7 @@ describe('ThrottleWatch', () => {
       'the service asked to wait 10 minutes (Retry-After, until 2026-11-27T08:10:00Z), longer than the 5 minutes websites-sync waits: not retried, and nothing more is sent until then; run again later',
     );
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(
-      'GET /api/v1/websites: not sent: the service throttles the key for 10 minutes (until 2026-11-27T08:10:00Z), as an earlier 429 said',
+      'GET /api/v1/websites: not sent: the service asked to wait 10 minutes (until 2026-11-27T08:10:00Z) in an earlier 429',
     );
     now += 600_000;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
@@ -22,7 +22,6 @@ describe('ThrottleWatch', () => {
 
   it.each([
     [200, '86400'],
-    [503, '86400'],
     [429, '300'],
     [429, undefined],
     [429, 'soon'],
@@ -36,6 +35,19 @@ describe('ThrottleWatch', () => {
     const watch = new ThrottleWatch(FIVE_MINUTES_MS);
     expect(watch.seen(429, { 'retry-after': '1e300' })).toMatch(
       /^the service asked to wait more than a year \(Retry-After\), longer/,
+    );
+  });
+});
+
+describe('a 503 asking for a day (maintenance)', () => {
+  it('is held to like a 429: not retried, nothing more sent until then', () => {
+    const now = Date.UTC(2026, 10, 27, 8, 0, 0);
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS, () => now);
+    expect(watch.seen(503, { 'retry-after': '86400' })).toMatch(
+      /^the service asked to wait 24 hours \(Retry-After, until 2026-11-28T08:00:00Z\)/,
+    );
+    expect(() => watch.beforeSending('PATCH', '/api/v1/websites/7')).toThrow(
+      'PATCH /api/v1/websites/7: not sent: the service asked to wait 24 hours (until 2026-11-28T08:00:00Z) in an earlier 503',
     );
   });
 });
