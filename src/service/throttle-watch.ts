@@ -45,7 +45,7 @@ function spoken(ms: number): string {
   if (ms >= YEAR_MS) return 'more than a year';
   const s = Math.ceil(ms / 1000);
   if (s < 120) return `${s} s`;
-  if (s < 7_200) return `${Math.round(s / 60)} minutes`;
-  if (s < 172_800) return `${Math.round(s / 3_600)} hours`;
-  return `${Math.round(s / 86_400)} days`;
+  if (s < 7_200) return `${Math.ceil(s / 60)} minutes`;
+  if (s < 172_800) return `${Math.ceil(s / 3_600)} hours`;
+  return `${Math.ceil(s / 86_400)} days`;
 }

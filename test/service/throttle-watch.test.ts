@@ -39,6 +39,15 @@ describe('ThrottleWatch', () => {
   });
 });
 
+describe('how long, in words', () => {
+  it('a wait just past the cap is never said as the cap itself', () => {
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS);
+    expect(watch.seen(429, { 'retry-after': '301' })).toMatch(
+      /^the service asked to wait 6 minutes \(Retry-After, until .*\), longer than the 5 minutes/,
+    );
+  });
+});
+
 describe('a 503 asking for a day (maintenance)', () => {
   it('is held to like a 429: not retried, nothing more sent until then', () => {
     const now = Date.UTC(2026, 10, 27, 8, 0, 0);
