@@ -5,23 +5,33 @@ import { announcedWait } from './retry-policy.js';
 // websites-sync waits (5 minutes) is not retried: a retry before the service allows it meets the same
 // refusal. Nothing more is sent until that time has passed (every request fails at once, saying until
 // when), so a run ends in seconds instead of waiting out a bounded pause before each of its requests,
-// and a daemon's later resyncs start again once the time is over.
+// and a daemon's later resyncs start again once the time is over. The time is counted on two clocks, and
+// requests go again as soon as either says it has passed: the machine's clock may be set back meanwhile
+// (then the hold would last longer than asked), and a monotonic one stands still while it sleeps.
 
 export class ThrottleWatch {
   readonly #maxWaitMs: number;
   readonly #now: () => number;
+  readonly #elapsed: () => number;
+  /** When requests go again, on the machine's clock and on the monotonic one. */
   #until = 0;
+  #untilElapsed = 0;
   /** What a request not sent says: shorter than the answer's own error, said once before it. */
   #short = '';
 
-  constructor(maxWaitMs: number, now: () => number = Date.now) {
+  constructor(
+    maxWaitMs: number,
+    now: () => number = Date.now,
+    elapsed: () => number = () => performance.now(),
+  ) {
     this.#maxWaitMs = maxWaitMs;
     this.#now = now;
+    this.#elapsed = elapsed;
   }
 
   /** Before a request is sent: while the service's announced wait lasts, nothing is. */
   beforeSending(method: string, path: string): void {
-    if (this.#now() >= this.#until) return;
+    if (this.#now() >= this.#until || this.#elapsed() >= this.#untilElapsed) return;
     throw new ServiceError(`${method} ${path}: not sent: ${this.#short}`, { method, path, status: 429 });
   }
 
@@ -32,14 +42,26 @@ export class ThrottleWatch {
     const announced = announcedWait(status, headers, now);
     if (announced === undefined || announced.ms <= this.#maxWaitMs) return undefined;
     const { ms: waitMs, header } = announced;
-    this.#until = Math.max(this.#until, now + waitMs);
-    const until = waitMs < YEAR_MS ? `, until ${new Date(now + waitMs).toISOString().slice(0, 19)}Z` : '';
+    const until = waitMs < YEAR_MS ? `, until ${dateOf(now + waitMs)}` : '';
+    const asked = `the service asked to wait ${spoken(waitMs)} (${header}${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried`;
+    // Held already for longer (an answer to a request in flight when the first came): that hold stands.
+    const held = this.#now() < this.#until && this.#elapsed() < this.#untilElapsed;
+    if (held && now + waitMs < this.#until) {
+      const end = this.#until - now < YEAR_MS ? ` until ${dateOf(this.#until)}` : ' for more than a year';
+      return `${asked}, and nothing more is sent${end} (an earlier answer asked to wait longer); run again later`;
+    }
+    this.#until = now + waitMs;
+    this.#untilElapsed = this.#elapsed() + waitMs;
     this.#short = `the service asked to wait ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''} in an earlier ${status}`;
-    return `the service asked to wait ${spoken(waitMs)} (${header}${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried, and nothing more is sent until then; run again later`;
+    return `${asked}, and nothing more is sent until then; run again later`;
   }
 }
 
 const YEAR_MS = 365 * 86_400_000;
+
+function dateOf(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
 
 function spoken(ms: number): string {
   if (ms >= YEAR_MS) return 'more than a year';

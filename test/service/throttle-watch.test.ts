@@ -108,3 +108,56 @@ describe('a 429 whose window ends a day away, said only by X-RateLimit-Reset', (
     }
   });
 });
+
+describe('two long waits, the shorter answered last (requests in flight when the first came)', () => {
+  it('what a request not sent says names the end of the longer wait, which is when requests go again', () => {
+    let now = Date.UTC(2026, 10, 27, 8, 0, 0);
+    const watch = new ThrottleWatch(
+      FIVE_MINUTES_MS,
+      () => now,
+      () => now,
+    );
+    watch.seen(429, { 'retry-after': '3600' });
+    const later = watch.seen(429, { 'retry-after': '600' });
+    // Its own answer does not say requests go again at 08:10: they do at 09:00.
+    expect(later).toMatch(
+      /not retried, and nothing more is sent until 2026-11-27T09:00:00Z \(an earlier answer asked to wait longer\)/,
+    );
+    now += 600_000;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(
+      'GET /api/v1/websites: not sent: the service asked to wait 60 minutes (until 2026-11-27T09:00:00Z) in an earlier 429',
+    );
+    now += 3_000_000;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
+  });
+});
+
+describe("the machine's clock set back during a long wait", () => {
+  it('requests go again once the time asked for has passed, not an hour later', () => {
+    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
+    let elapsed = 1_000;
+    const watch = new ThrottleWatch(
+      FIVE_MINUTES_MS,
+      () => wall,
+      () => elapsed,
+    );
+    watch.seen(429, { 'retry-after': '600' });
+    // 10 minutes pass; meanwhile the clock was corrected one hour back.
+    elapsed += 600_000;
+    wall += 600_000 - 3_600_000;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
+  });
+
+  it('nor later than the clock says, when the time passed while the machine slept', () => {
+    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
+    const elapsed = 1_000; // a monotonic clock stands still while the machine is suspended
+    const watch = new ThrottleWatch(
+      FIVE_MINUTES_MS,
+      () => wall,
+      () => elapsed,
+    );
+    watch.seen(503, { 'retry-after': '3600' });
+    wall += 3_600_000;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
+  });
+});
