@@ -70,13 +70,24 @@ export async function writeSavedPlan(
   options: { redact: (json: string) => string; secret: string },
 ): Promise<void> {
   const text = options.redact(JSON.stringify(file));
-  const written = JSON.parse(text) as SavedPlanFile;
-  const kept = (plan: SavedPlanFile) => JSON.stringify([plan.saved_plan, plan.changes]);
-  if (kept(written) !== kept(file)) throw new SavedPlanMasked();
+  if (!keptWhole(text, file)) throw new SavedPlanMasked();
   const handle = await openPrivateFile(path, 'w');
   try {
     await handle.writeFile(signedText(text, options.secret));
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Whether the redacted `text` still holds `file`'s executed and checked parts exactly. A secret that is
+ * a word of JSON itself (a password "true" or "null") leaves no JSON at all: masked too.
+ */
+function keptWhole(text: string, file: SavedPlanFile): boolean {
+  const kept = (plan: SavedPlanFile) => JSON.stringify([plan.saved_plan, plan.changes]);
+  try {
+    return kept(JSON.parse(text) as SavedPlanFile) === kept(file);
+  } catch {
+    return false;
   }
 }

@@ -471,3 +471,21 @@ describe('a password that is also a word of the plan', () => {
     expect(writes()).toEqual([]);
   });
 });
+
+describe('a password that is a word of JSON itself ("true", "null")', () => {
+  it.each(['true', 'null'])(
+    '%s is refused at --out as masked, not with a JSON parser error',
+    async (password) => {
+      await start(SEED);
+      // Masked wherever it stands as a word: in the saved plan's text too, where `true` and `null` are values.
+      env = { ...env, SHOP_PASSWORD: password };
+      await writeFile(env.WEBSITES_SYNC_MANIFEST as string, REVIEWED);
+      const planFile = join(dir, 'plan.json');
+      const saved = await runCli(['--once', '--dry-run', '--out', planFile], env);
+      expect(saved.code).toBe(1);
+      expect(saved.stderr).toContain(`--out: ${planFile}: the plan cannot be saved`);
+      expect(saved.stderr).not.toContain('is not valid JSON');
+      expect(writes()).toEqual([]);
+    },
+  );
+});
