@@ -153,7 +153,7 @@ export const OPTION_TABLE = {
     type: 'string',
     env: 'WEBSITES_SYNC_TRAFFIC_GUARD',
     arg: 'MODE',
-    help: 'a delete whose traffic cannot be read: lenient deletes it (shown as "traffic unknown"), strict refuses it; overrides traffic_guard: in the manifest',
+    help: 'a delete whose traffic cannot be read: lenient deletes it (shown as "traffic unknown"), strict refuses it (a read that got no answer holds it back under either); overrides traffic_guard: in the manifest',
     defaultNote: "the manifest's traffic_guard, else lenient",
     read: parseTrafficGuard,
     commands: RUN,
