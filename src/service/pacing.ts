@@ -174,8 +174,10 @@ export class Pacer {
       now + this.#maxPauseMs,
     );
     this.#resetAt = resetAt;
-    // The window's length, from its first answer to the end the service announced.
-    if (announced !== undefined && this.#windowStart !== undefined) {
+    // The window's length, from its first answer to the end the service announced. A wait longer than
+    // the pause is not learned: cut to the bound, it names no window the service has (ThrottleWatch
+    // holds every request until then anyway).
+    if (announced !== undefined && announced === resetAt && this.#windowStart !== undefined) {
       this.#windowMs = Math.ceil((resetAt - this.#windowStart) / 1000) * 1000;
       this.#saw(this.#windowMs);
     }

@@ -42,3 +42,24 @@ describe('a 429 asking for longer than websites-sync waits', () => {
     expect(simulator.listWebsites().map((w) => w.domain)).toEqual(domains);
   });
 });
+
+describe('a 429 asking for an hour, from a service that announces its rate limit', () => {
+  it('is not taken for the length of its rate-limit window (no advice to set --rate-window)', async () => {
+    simulator = await startSimulator({
+      // The list, the first store, then the second store throttled for an hour; a 60-second window.
+      faults: { script: ['none', 'none', 'throttle'], throttleRetryAfterSeconds: 3_600 },
+      rateLimit: { limit: 600, windowMs: 60_000 },
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-long-throttle-'));
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      'version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n',
+    );
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_LEVEL: 'warn' };
+    const run = await runCli(['--once', '--concurrency', '1'], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('the service asked to wait 60 minutes');
+    // The pacer stops at its 5-minute bound, which is no window the service has.
+    expect(run.stderr).not.toContain('rate-limit window looks like');
+  });
+});
