@@ -111,7 +111,7 @@ export class HttpTransport {
     this.#dispatcher = this.#agent.compose(
       attemptInterceptor(hooks, { deadlineMs: options.timeoutMs, maxBytes: MAX_RESPONSE_BYTES }, this.#wire),
       interceptors.retry({
-        retry: createRetryPolicy(tuning, options.hooks?.onRetry, stopping),
+        retry: createRetryPolicy(tuning, options.hooks?.onRetry, stopping, this.#throttle),
         maxRetries: tuning.maxRetries,
         methods: RETRY_METHODS,
         statusCodes: RETRY_STATUS_CODES,

@@ -130,14 +130,24 @@ interface RetryableError extends Error {
   headers?: Headers;
 }
 
+/** A long throttle's hold (ThrottleWatch): while it lasts, nothing is sent, retries included. */
+export interface ThrottleHold {
+  readonly holding: boolean;
+  /** Aborted when a hold begins. */
+  readonly holdBegins: AbortSignal;
+}
+
 /**
  * `stopping`: the run's stop. A retry's pause (up to `maxRetryAfterMs`, five minutes) ends at once when
- * it aborts; the retry is then held back by the stop gate, so the request fails as not sent.
+ * it aborts; the retry is then held back by the stop gate, so the request fails as not sent. `throttle`:
+ * when a long throttle holds (or begins during the pause), the retry is not sent either: the request
+ * fails at once with the answer it had.
  */
 export function createRetryPolicy(
   tuning: RetryTuning,
   onRetry?: (info: RetryInfo) => void,
   stopping?: AbortSignal,
+  throttle?: ThrottleHold,
 ): RetryHandler.RetryCallback {
   return (err, { state, opts }, callback) => {
     const { statusCode, code, headers } = err as RetryableError;
@@ -147,7 +157,9 @@ export function createRetryPolicy(
       (options.methods?.includes(opts.method) ?? false) ||
       (opts.method === 'POST' && statusCode === NOT_APPLIED_STATUS);
     const retryableStatus = statusCode === undefined || (options.statusCodes?.includes(statusCode) ?? false);
-    if (!retryableCode || !retryableMethod || !retryableStatus || state.counter > tuning.maxRetries) {
+    const retryable =
+      retryableCode && retryableMethod && retryableStatus && state.counter <= tuning.maxRetries;
+    if (!retryable || throttle?.holding) {
       callback(err);
       return;
     }
@@ -165,7 +177,10 @@ export function createRetryPolicy(
       retry: state.counter,
       delayMs: delay,
     });
-    // The interceptor cancels this timer when the request is aborted; a stop ends it at once.
-    return pauseUntil(() => callback(null), delay, stopping);
+    // The interceptor cancels this timer when the request is aborted; a stop, or a hold, ends it at once.
+    const ended = throttle
+      ? AbortSignal.any([throttle.holdBegins, ...(stopping ? [stopping] : [])])
+      : stopping;
+    return pauseUntil(() => (throttle?.holding ? callback(err) : callback(null)), delay, ended);
   };
 }

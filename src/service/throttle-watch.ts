@@ -29,9 +29,21 @@ export class ThrottleWatch {
     this.#elapsed = elapsed;
   }
 
+  #began = new AbortController();
+
+  /** Whether the service's announced wait lasts: nothing is sent meanwhile, no retry either. */
+  get holding(): boolean {
+    return this.#now() < this.#until && this.#elapsed() < this.#untilElapsed;
+  }
+
+  /** Aborted when a hold begins: a retry waiting out its pause then gives up (retry-policy.ts). */
+  get holdBegins(): AbortSignal {
+    return this.#began.signal;
+  }
+
   /** Before a request is sent: while the service's announced wait lasts, nothing is. */
   beforeSending(method: string, path: string): void {
-    if (this.#now() >= this.#until || this.#elapsed() >= this.#untilElapsed) return;
+    if (!this.holding) return;
     throw new ServiceError(`${method} ${path}: not sent: ${this.#short}`, { method, path, status: 429 });
   }
 
@@ -45,14 +57,15 @@ export class ThrottleWatch {
     const until = waitMs < YEAR_MS ? `, until ${dateOf(now + waitMs)}` : '';
     const asked = `the service asked to wait ${spoken(waitMs)} (${header}${until}), longer than the ${spoken(this.#maxWaitMs)} websites-sync waits: not retried`;
     // Held already for longer (an answer to a request in flight when the first came): that hold stands.
-    const held = this.#now() < this.#until && this.#elapsed() < this.#untilElapsed;
-    if (held && now + waitMs < this.#until) {
+    if (this.holding && now + waitMs < this.#until) {
       const end = this.#until - now < YEAR_MS ? ` until ${dateOf(this.#until)}` : ' for more than a year';
       return `${asked}, and nothing more is sent${end} (an earlier answer asked to wait longer); run again later`;
     }
     this.#until = now + waitMs;
     this.#untilElapsed = this.#elapsed() + waitMs;
     this.#short = `the service asked to wait ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''} in an earlier ${status}`;
+    this.#began.abort();
+    this.#began = new AbortController();
     return `${asked}, and nothing more is sent until then; run again later`;
   }
 }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { HttpTransport } from '../../src/service/http.js';
 import { connectService } from '../../src/service/index.js';
 import { ThrottleWatch } from '../../src/service/throttle-watch.js';
 
@@ -159,5 +160,51 @@ describe("the machine's clock set back during a long wait", () => {
     watch.seen(503, { 'retry-after': '3600' });
     wall += 3_600_000;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
+  });
+});
+
+describe('a request waiting to be retried when a long throttle begins', () => {
+  it('is not sent again: it fails at once with its own answer, as nothing more is sent until then', async () => {
+    const paths: string[] = [];
+    let firstAnswered: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      firstAnswered = resolve;
+    });
+    const server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      if (req.url?.startsWith('/api/v1/websites/1')) {
+        // A gateway's 503 asking for a minute: within what websites-sync waits, so it is retried then.
+        res.on('finish', firstAnswered);
+        res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '60' });
+        res.end('{"message":"Service Unavailable"}');
+        return;
+      }
+      // Meanwhile another request is throttled for an hour.
+      void answered.then(() => {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' });
+        res.end('{"message":"Too Many Attempts."}');
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const http = new HttpTransport({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      userAgent: 'test',
+      timeoutMs: 2_000,
+      pacing: false,
+    });
+    try {
+      const [first, second] = await Promise.allSettled([
+        http.request('GET', '/api/v1/websites/1'),
+        http.request('GET', '/api/v1/websites/2'),
+      ]);
+      expect(second.status === 'rejected' && String(second.reason)).toMatch(/429 Too Many Attempts\./);
+      expect(first.status === 'rejected' && String(first.reason)).toMatch(/GET \/api\/v1\/websites\/1: 503/);
+      expect(paths.filter((path) => path.startsWith('/api/v1/websites/1'))).toHaveLength(1);
+    } finally {
+      await http.close();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
