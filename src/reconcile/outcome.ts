@@ -23,7 +23,7 @@ export type RunOutcome =
   /** The traffic guard refused some deletes; the rest of the plan was applied (or, dry run, would be). */
   | { kind: 'partly_refused'; refused: number; reason: string; unfit?: number }
   /** A saved plan no longer matches what it was computed from: nothing was applied. */
-  | { kind: 'stale'; reasons: string[] }
+  | { kind: 'stale'; reasons: string[]; unread?: boolean }
   /** The service refused the key part-way: the run stopped at once. */
   | { kind: 'failed'; reason: string; authError?: AuthError }
   /** A shutdown stopped the run before every operation was attempted. */
@@ -31,7 +31,8 @@ export type RunOutcome =
 
 /** The one classification of a run's result. */
 export function classifyRun(result: ReconcileResult, options: { dryRun: boolean }): RunOutcome {
-  if (result.stale) return { kind: 'stale', reasons: result.stale };
+  if (result.stale)
+    return { kind: 'stale', reasons: result.stale, ...(result.unread ? { unread: true } : {}) };
   if (result.refused) return { kind: 'refused', reason: result.refused };
   const { plan } = result;
   const changes = plan.changes.length;
@@ -110,7 +111,12 @@ export function summariseOutcome(
     case 'refused':
       return { result: 'refused', reason: outcome.reason, exitCode: 3 };
     case 'stale':
-      return { result: 'failure', reason: `stale plan: ${outcome.reasons.join('; ')}`, exitCode: 1 };
+      // All its reasons a traffic read with no answer now: the plan is not stale, it applies later.
+      return {
+        result: 'failure',
+        reason: `${outcome.unread ? 'not applied, to apply again later' : 'stale plan'}: ${outcome.reasons.join('; ')}`,
+        exitCode: 1,
+      };
     case 'failed':
       return { result: 'failure', reason: outcome.reason, exitCode: 1 };
     case 'interrupted':

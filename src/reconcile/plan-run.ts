@@ -41,9 +41,9 @@ export async function planRun(options: ReconcileOptions, session: StateSession |
       ? new Map()
       : await untilAborted(readDeleteTraffic(options, fresh, settings), options.signal);
   const guarded = guardPlan(fresh, options, { settings, traffic, limit: planLimit, force });
-  const { plan, stale } = saved
+  const { plan, stale, unread } = saved
     ? savedPlanFor(saved.file, { ...options, fresh: guarded, current, state, traffic, settings })
-    : { plan: refused ? fresh : guarded, stale: [] };
+    : { plan: refused ? fresh : guarded, stale: [], unread: false };
   plan.warnings.push(...options.warnings);
   // Said at warn level too, unless the caller logs every warning of the plan (the daemon does).
   const noState = missing && noStateWarning(missing);
@@ -51,7 +51,7 @@ export async function planRun(options: ReconcileOptions, session: StateSession |
     logger.warn({ stage: 'state', state: missing.where }, noState);
   }
   logger.info({ stage: 'plan', ...summarise(plan), saved: saved !== undefined }, 'plan computed');
-  return { plan, current, planLimit, stale, refused, state };
+  return { plan, current, planLimit, stale, unread, refused, state };
 }
 
 /**

@@ -42,6 +42,11 @@ export interface ReconcileResult {
   current?: RemoteWebsite[];
   /** Why the saved plan no longer applies; nothing was applied. */
   stale?: string[];
+  /**
+   * The reasons in `stale` are all deletes whose traffic got no answer now: the plan still matches
+   * what it was computed from, and applies as saved once the service answers.
+   */
+  unread?: boolean;
   /** The account's plan limit as read this run (the daemon keeps it for the edits until the next resync). */
   planLimit?: PlanLimit;
 }
@@ -98,9 +103,9 @@ async function reconcileOnce(
     ];
     if (mismatch.length > 0) return { plan: planFromSaved(saved.file, options.desired, 0), stale: mismatch };
   }
-  const { plan, current, planLimit, stale, refused, state } = await planRun(options, session);
+  const { plan, current, planLimit, stale, unread, refused, state } = await planRun(options, session);
   const read = { plan, current, ...(planLimit ? { planLimit } : {}) };
-  if (stale.length > 0) return { ...read, stale };
+  if (stale.length > 0) return { ...read, stale, ...(unread ? { unread } : {}) };
 
   // Protection, pending deletes and adopted fingerprints are remembered by every real run, a refused
   // one and a saved plan's included: they change nothing on the account. A dry run writes nothing.

@@ -1,6 +1,6 @@
 import type { DesiredState, RemoteWebsite, TrafficGuardSettings, TrafficReading } from '../model/index.js';
 import type { Change, Plan } from '../plan/index.js';
-import { planFromSaved, type SavedPlanFile, staleReasons } from '../saved-plan/index.js';
+import { planFromSaved, type SavedPlanFile, staleReasons, unreadReasons } from '../saved-plan/index.js';
 import type { StateData } from '../state/index.js';
 
 export interface SavedContext {
@@ -20,12 +20,15 @@ export interface SavedContext {
  * the fresh plan agrees with the saved one: what it asks the state to remember, each delete's traffic
  * and the creates that do not fit hold for the saved plan too.
  */
-export function savedPlanFor(file: SavedPlanFile, context: SavedContext): { plan: Plan; stale: string[] } {
+export function savedPlanFor(
+  file: SavedPlanFile,
+  context: SavedContext,
+): { plan: Plan; stale: string[]; unread: boolean } {
   const { fresh } = context;
-  const stale = staleReasons(file, {
-    ...context,
-    traffic: { readings: context.traffic, windowDays: context.settings.windowDays },
-  });
+  const traffic = { readings: context.traffic, windowDays: context.settings.windowDays };
+  const stale = staleReasons(file, { ...context, traffic });
+  // Every reason a delete's traffic unread now: the plan is not stale, it applies as saved later.
+  const unread = stale.length > 0 && stale.length === unreadReasons(file.saved_plan, traffic).length;
   const base = planFromSaved(file, context.desired, context.current.length);
   const byKey = new Map(fresh.changes.map((change) => [keyOf(change), change]));
   const changes = base.changes.map((change): Change => {
@@ -43,7 +46,7 @@ export function savedPlanFor(file: SavedPlanFile, context: SavedContext): { plan
     ...(fresh.trafficWindowDays === undefined ? {} : { trafficWindowDays: fresh.trafficWindowDays }),
     ...(fresh.capacity ? { capacity: fresh.capacity } : {}),
   };
-  return { plan, stale };
+  return { plan, stale, unread };
 }
 
 function keyOf(change: Change): string {

@@ -54,6 +54,7 @@ export function staleReasons(file: SavedPlanFile, context: StaleContext): string
     ...recordReasons(meta, context.current),
     ...appearedReasons(meta, context),
     ...trafficReasons(meta, context.traffic),
+    ...unreadReasons(meta, context.traffic),
   ];
   // The inputs explain a difference best; when none changed, the operations must still be the fresh ones.
   return changed.length > 0 ? changed : operationReasons(meta.operations, context.fresh);
@@ -80,6 +81,24 @@ function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string
 }
 
 /**
+ * Deletes whose traffic got no answer now (a 503 after the retries, a timeout): the plan waits for a
+ * reading, not for a new plan. When these are all the reasons, the plan still applies as saved, later.
+ */
+export function unreadReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
+  const saved = meta.remote.traffic;
+  if (!saved || !traffic) return [];
+  return meta.operations.flatMap((op) => {
+    const id = String(op.id);
+    const now = traffic.readings.get(id);
+    if (op.action !== 'delete' || saved[id] === undefined || now?.kind !== 'unknown' || !now.transient)
+      return [];
+    return [
+      `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
+    ];
+  });
+}
+
+/**
  * A delete whose website has visitors now though the reviewer saw none (or "unknown"): what was
  * approved is not what would be destroyed.
  */
@@ -90,14 +109,7 @@ function trafficReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): 
     const id = String(op.id);
     const then = saved[id];
     const now = traffic.readings.get(id);
-    if (op.action !== 'delete' || then === undefined) return [];
-    // No answer now (a 503 after the retries, a timeout): the delete waits for a reading, not a new plan.
-    if (now?.kind === 'unknown' && now.transient) {
-      return [
-        `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
-      ];
-    }
-    if (now?.kind !== 'known') return [];
+    if (op.action !== 'delete' || then === undefined || now?.kind !== 'known') return [];
     // What the reviewer approved was a website without visitors (or of unknown traffic) going: one
     // with visitors now is another decision. One approved with its visitors (allowed despite them)
     // is the same decision with more of them.

@@ -322,6 +322,12 @@ describe('saved plans and the traffic guard', () => {
     expect(applied.stderr).toContain(
       'quiet.example.com (id 2): its traffic could not be read now (the service answered 503), so it is not deleted; apply the plan again when the service answers',
     );
+    // Nothing the plan depends on changed: it is not called stale, nor is a new plan asked for.
+    expect(applied.stderr).toContain(`not applied: ${planFile} still matches the account and the manifest`);
+    expect(applied.stderr).toContain(
+      `Apply it again when the service answers: websites-sync --once --plan ${planFile}`,
+    );
+    expect(applied.stderr).not.toMatch(/stale plan|Plan again/);
     expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
     simulator.setFaults({ statsFault: undefined });
     const again = await runCli(['--once', '--plan', planFile], env);

@@ -116,7 +116,7 @@ async function reconcileAndReport(run: OnceRun): Promise<number> {
   });
   await notifyRun(config, io, run.logger, result, run.store);
   if (result.stale) {
-    io.stderr.write(staleMessage(config.plan ?? '', result.stale));
+    io.stderr.write(staleMessage(config.plan ?? '', result.stale, result.unread === true));
     return EXIT.error;
   }
   live?.finish();
@@ -243,7 +243,15 @@ async function saveIfAsked(path: string | undefined, context: SaveContext, io: I
   io.stderr.write(`Saved the plan to ${path}; apply exactly it with: websites-sync --once --plan ${path}\n`);
 }
 
-function staleMessage(path: string, reasons: string[]): string {
+function staleMessage(path: string, reasons: string[], unread: boolean): string {
+  if (unread) {
+    return [
+      `not applied: ${path} still matches the account and the manifest, but the traffic of a website it deletes could not be read now; nothing was changed.`,
+      ...reasons.map((reason) => `  - ${reason}`),
+      `Apply it again when the service answers: websites-sync --once --plan ${path}`,
+      '',
+    ].join('\n');
+  }
   return [
     `stale plan: ${path} no longer matches what it was computed from; nothing was changed.`,
     ...reasons.map((reason) => `  - ${reason}`),
