@@ -81,6 +81,7 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
     const head = `### websites-sync apply\n\nApplied the plan reviewed in #${merged.number} for ${shownManifest(ctx.manifest)} (commit \`${merged.headSha}\`).`;
     return finish(ctx, report, [head]);
   }
+  if (report.result.unread) return notReadNow(ctx, merged, report, stale);
   const reasons = stale.map((reason) => `> - ${escapeMarkdown(reason)}`);
   const head = [
     `### websites-sync apply\n\n> [!CAUTION]\n> **Not applied: the plan reviewed in #${merged.number} for ${shownManifest(ctx.manifest)} is stale**; nothing was changed. Since the review:`,
@@ -99,6 +100,30 @@ async function applyReviewed(ctx: JobContext, merged: MergedPull, saved: ReadSav
   await writeJobSummary(ctx, [head, next], fresh);
   setOutputs(ctx, { exitStatus: 1, report: fresh, summary: body });
   await upsertComment(ctx.github, { ...ctx.repo, number: merged.number }, marker, body);
+  return 1;
+}
+
+/**
+ * The reviewed plan still holds, but a delete's traffic got no answer now (a 503 after the retries, a
+ * timeout): nothing was applied, and re-running this job applies the same plan once the service answers.
+ * No fresh plan to review: nothing the review saw has changed.
+ */
+async function notReadNow(
+  ctx: JobContext,
+  merged: MergedPull,
+  report: SyncReport,
+  reasons: string[],
+): Promise<number> {
+  const head = [
+    `### websites-sync apply\n\n> [!WARNING]\n> **Not applied: the traffic of a website the plan reviewed in #${merged.number} deletes (${shownManifest(ctx.manifest)}) could not be read now**; nothing was changed. The plan still matches the account and the manifest. Re-run this job when the service answers: it applies the same reviewed plan.`,
+    ...reasons.map((reason) => `> - ${escapeMarkdown(reason)}`),
+  ].join('\n');
+  core.setFailed(
+    `not applied: the traffic of a website to delete could not be read now; re-run this job later`,
+  );
+  ctx.io.stderr.write(`not applied, to apply again later:\n${reasons.map((r) => `  - ${r}\n`).join('')}`);
+  await writeJobSummary(ctx, [head]);
+  setOutputs(ctx, { exitStatus: 1, report, summary: commentBody(ctx, '', [head], report) });
   return 1;
 }
 

@@ -577,6 +577,32 @@ describe('apply: exactly what was reviewed', { timeout: SLOW_TEST_MS }, () => {
     expect(branchFiles('websites-sync-state')).toEqual(['state.json']);
   });
 
+  it('a reviewed delete whose traffic gets no answer: not applied, not called stale; a re-run applies it', async () => {
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'drop-edit');
+    const pruned =
+      'version: 1\nprune: true\nwebsites:\n  - domain: keep.example.com\n    exclude_params: [utm_source]\n';
+    const head = commitManifest(runner.workspace, pruned, 'drop edit');
+    expect((await planOn(9, head)).code).toBe(0);
+    const before = git(runner.workspace, 'rev-parse', 'origin/main');
+    const merged = merge(9, head, pruned);
+    simulator.setFaults({ statsFault: 503 });
+    const run = await applyOn(merged, before);
+    expect(run.code).toBe(1);
+    expect(run.summary).toContain('its traffic could not be read now');
+    expect(run.summary).toContain('Re-run this job when the service answers');
+    expect(run.summary).not.toContain('is stale');
+    expect(run.stdout).not.toContain('::error::stale plan');
+    // No fresh plan to review in a new pull request: the reviewed one still holds.
+    const comments = github.comments.get(9) ?? [];
+    expect(comments.some((c) => c.body.includes('<!-- websites-sync stale plan -->'))).toBe(false);
+    expect(simulator.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    simulator.setFaults({ statsFault: undefined });
+    const again = await applyOn(merged, before);
+    expect(again.code, again.stdout).toBe(0);
+    expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com']);
+  });
+
   it('a stale plan is not applied: the job fails, says what changed, and comments a fresh plan', async () => {
     await converge();
     git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
