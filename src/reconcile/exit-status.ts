@@ -13,7 +13,7 @@ export const EXIT_STATUSES = [
   {
     code: 1,
     meaning:
-      "error: invalid manifest, bad options, the API key refused (or rotated part-way), an operation that failed after retries, creates beyond the account's plan limit (not sent; also a `--dry-run --detailed-exitcode` whose creates do not fit), a stale saved plan (a delete in it gained traffic, among others), a run stopped by a shutdown of the daemon before every operation was attempted",
+      "error: invalid manifest, bad options, the API key refused (or rotated part-way), an operation that failed after retries, creates beyond the account's plan limit (not sent; also a `--dry-run --detailed-exitcode` whose creates do not fit), a stale saved plan (a delete in it gained traffic, among others) or one not applied because a delete's traffic got no answer, a run stopped by a shutdown of the daemon before every operation was attempted",
   },
   { code: 2, meaning: 'changes pending (only with `--dry-run --detailed-exitcode`)' },
   {
