@@ -54,10 +54,14 @@ export function staleReasons(file: SavedPlanFile, context: StaleContext): string
     ...recordReasons(meta, context.current),
     ...appearedReasons(meta, context),
     ...trafficReasons(meta, context.traffic),
-    ...unreadReasons(meta, context.traffic),
   ];
-  // The inputs explain a difference best; when none changed, the operations must still be the fresh ones.
-  return changed.length > 0 ? changed : operationReasons(meta.operations, context.fresh);
+  const unread = unreadReasons(meta, context.traffic);
+  if (changed.length > 0) return [...changed, ...unread];
+  // The inputs explain a difference best; when none changed, the operations must still be the fresh
+  // ones, but for the deletes held back while their traffic gets no answer (said above instead).
+  const held = new Set(unreadIds(meta, context.traffic));
+  const saved = meta.operations.filter((op) => !(op.action === 'delete' && held.has(String(op.id))));
+  return [...operationReasons(saved, context.fresh), ...unread];
 }
 
 /**
@@ -85,16 +89,27 @@ function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string
  * reading, not for a new plan. When these are all the reasons, the plan still applies as saved, later.
  */
 export function unreadReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
+  const held = new Set(unreadIds(meta, traffic));
+  return meta.operations.flatMap((op) => {
+    const id = String(op.id);
+    const now = traffic?.readings.get(id);
+    if (op.action !== 'delete' || !held.has(id) || now?.kind !== 'unknown') return [];
+    return [
+      `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
+    ];
+  });
+}
+
+/** The ids of the saved deletes whose traffic got no answer now. */
+function unreadIds(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
   const saved = meta.remote.traffic;
   if (!saved || !traffic) return [];
   return meta.operations.flatMap((op) => {
     const id = String(op.id);
     const now = traffic.readings.get(id);
-    if (op.action !== 'delete' || saved[id] === undefined || now?.kind !== 'unknown' || !now.transient)
-      return [];
-    return [
-      `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
-    ];
+    const unread =
+      op.action === 'delete' && saved[id] !== undefined && now?.kind === 'unknown' && now.transient;
+    return unread ? [id] : [];
   });
 }
 

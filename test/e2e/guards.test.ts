@@ -335,6 +335,21 @@ describe('saved plans and the traffic guard', () => {
     expect(domains()).toEqual(['keep.example.com']);
   });
 
+  it("a plan whose account drifted elsewhere is stale, even while a delete's traffic gets no answer", async () => {
+    await start({ websites: [...KEEP, QUIET] }, PRUNE);
+    const planFile = await savePlan();
+    // Changed in the web UI after the review: a fresh plan would also update it.
+    const keep = simulator.listWebsites().find((w) => w.domain === 'keep.example.com');
+    simulator.updateWebsite(keep?.id ?? 0, { email: true });
+    simulator.setFaults({ statsFault: 503 });
+    const applied = await runCli(['--once', '--plan', planFile], env);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toMatch(/^stale plan: /m);
+    expect(applied.stderr).toContain('a fresh plan would also update keep.example.com');
+    expect(applied.stderr).not.toContain('still matches the account and the manifest');
+    expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
   it('hold a delete the guard refused as shown, not as an operation: the rest applies, still refused', async () => {
     await start({ websites: [...KEEP, SHOP, QUIET] }, PRUNE);
     const planFile = join(dir, 'plan.json');
