@@ -55,13 +55,13 @@ export function staleReasons(file: SavedPlanFile, context: StaleContext): string
     ...appearedReasons(meta, context),
     ...trafficReasons(meta, context.traffic),
   ];
-  const unread = unreadReasons(meta, context.traffic);
-  if (changed.length > 0) return [...changed, ...unread];
   // The inputs explain a difference best; when none changed, the operations must still be the fresh
-  // ones, but for the deletes held back while their traffic gets no answer (said above instead).
+  // ones, but for the deletes held back while their traffic gets no answer (said apart).
   const held = new Set(unreadIds(meta, context.traffic));
   const saved = meta.operations.filter((op) => !(op.action === 'delete' && held.has(String(op.id))));
-  return [...operationReasons(saved, context.fresh), ...unread];
+  const stale = changed.length > 0 ? changed : operationReasons(saved, context.fresh);
+  // Applying this plan again helps only when nothing else is wrong with it.
+  return [...stale, ...unreadReasons(meta, context.traffic, stale.length === 0)];
 }
 
 /**
@@ -88,14 +88,18 @@ function operationReasons(saved: readonly SavedOperation[], fresh: Plan): string
  * Deletes whose traffic got no answer now (a 503 after the retries, a timeout): the plan waits for a
  * reading, not for a new plan. When these are all the reasons, the plan still applies as saved, later.
  */
-export function unreadReasons(meta: SavedPlanMeta, traffic: StaleContext['traffic']): string[] {
+export function unreadReasons(
+  meta: SavedPlanMeta,
+  traffic: StaleContext['traffic'],
+  advise = true,
+): string[] {
   const held = new Set(unreadIds(meta, traffic));
   return meta.operations.flatMap((op) => {
     const id = String(op.id);
     const now = traffic?.readings.get(id);
     if (op.action !== 'delete' || !held.has(id) || now?.kind !== 'unknown') return [];
     return [
-      `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted; apply the plan again when the service answers`,
+      `${op.domain} (id ${id}): its traffic could not be read now (${now.reason}), so it is not deleted${advise ? '; apply the plan again when the service answers' : ''}`,
     ];
   });
 }

@@ -347,6 +347,9 @@ describe('saved plans and the traffic guard', () => {
     expect(applied.stderr).toMatch(/^stale plan: /m);
     expect(applied.stderr).toContain('a fresh plan would also update keep.example.com');
     expect(applied.stderr).not.toContain('still matches the account and the manifest');
+    // Its traffic is said, but not "apply the plan again": this plan will not apply.
+    expect(applied.stderr).toContain('quiet.example.com (id 2): its traffic could not be read now');
+    expect(applied.stderr).not.toContain('apply the plan again');
     expect(simulator.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 
