@@ -106,18 +106,27 @@ type Headers = Record<string, string | string[] | undefined>;
 /**
  * How long the service said to wait: its Retry-After (on any answer), else, on a 429, the end of the
  * rate-limit window (X-RateLimit-Reset, epoch seconds). The retry policy, the pacer and ThrottleWatch
- * read it alike: a window announced a day away is a day away, whichever header says so.
+ * read it alike: a window announced a day away is a day away, whichever header says so. A time of day
+ * (an HTTP-date Retry-After, X-RateLimit-Reset) is the service's clock: it is measured from the
+ * answer's own Date when it has one, so a clock of this machine hours off reads it right too.
  */
 export function announcedWait(
   status: number | undefined,
   headers: Headers | undefined,
   nowMs = Date.now(),
 ): { ms: number; header: string } | undefined {
-  const retryAfter = parseRetryAfter(firstOf(headers?.['retry-after']), nowMs);
+  const serverNow = dateOf(firstOf(headers?.date)) ?? nowMs;
+  const retryAfter = parseRetryAfter(firstOf(headers?.['retry-after']), serverNow);
   if (retryAfter !== undefined) return { ms: retryAfter, header: 'Retry-After' };
   const reset = firstOf(headers?.['x-ratelimit-reset']);
   if (status !== 429 || reset === undefined || !/^\s*\d+\s*$/.test(reset)) return undefined;
-  return { ms: Math.max(0, Number(reset) * 1000 - nowMs), header: 'X-RateLimit-Reset' };
+  return { ms: Math.max(0, Number(reset) * 1000 - serverNow), header: 'X-RateLimit-Reset' };
+}
+
+/** An answer's Date header (whole seconds), if it has a readable one. */
+function dateOf(value: string | undefined): number | undefined {
+  const ms = value === undefined ? Number.NaN : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 function firstOf(value: string | string[] | undefined): string | undefined {

@@ -208,3 +208,45 @@ describe('a request waiting to be retried when a long throttle begins', () => {
     }
   });
 });
+
+describe("a service whose clock is not this machine's", () => {
+  it('a window said to end in a second by its own clock (X-RateLimit-Reset, Date) is waited out, not read as two days', async () => {
+    // The service's clock is two days ahead of this machine's; its Date header says so.
+    const skewMs = 2 * 86_400_000;
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      const serverNow = Date.now() + skewMs;
+      if (requests === 1) {
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          date: new Date(serverNow).toUTCString(),
+          'x-ratelimit-limit': '60',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.floor(serverNow / 1000) + 1),
+        });
+        res.end('{"message":"Too Many Attempts."}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', date: new Date(serverNow).toUTCString() });
+      res.end('{"data":[],"links":{"next":null},"meta":{"current_page":1,"last_page":1,"total":0}}');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const client = connectService({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      version: 'test',
+      timeoutMs: 2_000,
+      concurrency: 1,
+      redact: (text) => text,
+    });
+    try {
+      await expect(client.service.listWebsites()).resolves.toEqual([]);
+      expect(requests).toBe(2);
+    } finally {
+      await client.close();
+      await new Promise((done) => server.close(done));
+    }
+  });
+});
