@@ -80,7 +80,9 @@ function spoken(ms: number): string {
   if (ms >= YEAR_MS) return 'more than a year';
   const s = Math.ceil(ms / 1000);
   if (s < 120) return `${s} s`;
+  // Up to two hours, rounded up: a wait just past the cap is never said as the cap itself. Longer,
+  // to the nearest unit: rounded up, two days and a second would be "3 days" beside its date.
   if (s < 7_200) return `${Math.ceil(s / 60)} minutes`;
-  if (s < 172_800) return `${Math.ceil(s / 3_600)} hours`;
-  return `${Math.ceil(s / 86_400)} days`;
+  if (s < 172_800) return `${Math.round(s / 3_600)} hours`;
+  return `${Math.round(s / 86_400)} days`;
 }

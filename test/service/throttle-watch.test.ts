@@ -47,6 +47,17 @@ describe('how long, in words', () => {
       /^the service asked to wait 6 minutes \(Retry-After, until .*\), longer than the 5 minutes/,
     );
   });
+
+  it.each([
+    ['7201', '2 hours'],
+    ['172801', '2 days'],
+    ['86400', '24 hours'],
+  ])('a wait of %s s, far past the cap, is said as it is: %s, not a unit more', (seconds, said) => {
+    const watch = new ThrottleWatch(FIVE_MINUTES_MS);
+    expect(watch.seen(429, { 'retry-after': seconds })).toMatch(
+      new RegExp(`^the service asked to wait ${said} \\(`),
+    );
+  });
 });
 
 describe('a 503 asking for a day (maintenance)', () => {
