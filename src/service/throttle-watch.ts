@@ -5,7 +5,8 @@ import { announcedWait } from './retry-policy.js';
 // websites-sync waits (5 minutes) is not retried: a retry before the service allows it meets the same
 // refusal. Nothing more is sent until that time has passed (every request fails at once, saying until
 // when), so a run ends in seconds instead of waiting out a bounded pause before each of its requests,
-// and a daemon's later resyncs start again once the time is over. The time is counted on two clocks, and
+// and a daemon's later resyncs start again once the time is over (a day at most: then one request asks
+// again, and a service that still says to wait holds it again). The time is counted on two clocks, and
 // requests go again as soon as either says it has passed: the machine's clock may be set back meanwhile
 // (then the hold would last longer than asked), and a monotonic one stands still while it sleeps.
 
@@ -61,16 +62,21 @@ export class ThrottleWatch {
       const end = this.#until - now < YEAR_MS ? ` until ${dateOf(this.#until)}` : ' for more than a year';
       return `${asked}, and nothing more is sent${end} (an earlier answer asked to wait longer); run again later`;
     }
-    this.#until = now + waitMs;
-    this.#untilElapsed = this.#elapsed() + waitMs;
+    // A day at most: then one request asks again (a daemon held for a year would be held for good).
+    const heldMs = Math.min(waitMs, HOLD_CAP_MS);
+    this.#until = now + heldMs;
+    this.#untilElapsed = this.#elapsed() + heldMs;
     this.#short = `the service asked to wait ${spoken(waitMs)}${until ? ` (${until.slice(2)})` : ''} in an earlier ${status}`;
     this.#began.abort();
     this.#began = new AbortController();
-    return `${asked}, and nothing more is sent until then; run again later`;
+    const held = heldMs < waitMs ? `for ${spoken(heldMs)}, then websites-sync asks again` : 'until then';
+    return `${asked}, and nothing more is sent ${held}; run again later`;
   }
 }
 
 const YEAR_MS = 365 * 86_400_000;
+/** The longest hold: a longer wait is asked again, by one request, after it. */
+const HOLD_CAP_MS = 86_400_000;
 
 function dateOf(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;

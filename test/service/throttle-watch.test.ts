@@ -144,6 +144,27 @@ describe('two long waits, the shorter answered last (requests in flight when the
   });
 });
 
+describe('a wait of days or years', () => {
+  it('holds a day at most, then one request asks again: a daemon is never held for good', () => {
+    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
+    let elapsed = 1_000;
+    const watch = new ThrottleWatch(
+      FIVE_MINUTES_MS,
+      () => wall,
+      () => elapsed,
+    );
+    const said = watch.seen(429, { 'retry-after': '1e300' });
+    expect(said).toContain('the service asked to wait more than a year');
+    expect(said).toContain('nothing more is sent for 24 hours, then websites-sync asks again');
+    wall += 86_400_000 - 1;
+    elapsed += 86_400_000 - 1;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(/not sent/);
+    wall += 1;
+    elapsed += 1;
+    expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
+  });
+});
+
 describe("the machine's clock set back during a long wait", () => {
   it('requests go again once the time asked for has passed, not an hour later', () => {
     let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
