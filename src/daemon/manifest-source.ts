@@ -154,23 +154,17 @@ function midLine(file: string, bytes: Uint8Array): Problem | undefined {
 }
 
 function notAFile(file: string, kind: string): Problem {
-  return {
-    severity: 'error',
+  return wholeFile(
     file,
-    line: 1,
-    column: 1,
-    field: '',
-    message: `the manifest is ${kind}, not a file: the daemon reads it again on every change and every resync, which a pipe (such as \`-f <(…)\`) cannot give; write it to a file and name that (a pipe works with --once)`,
-  };
+    `the manifest is ${kind}, not a file: the daemon reads it again on every change and every resync, which a pipe (such as \`-f <(…)\`) cannot give; write it to a file and name that (a pipe works with --once)`,
+  );
 }
 
 function unreadable(file: string): Problem {
-  return {
-    severity: 'error',
-    file,
-    line: 1,
-    column: 1,
-    field: '',
-    message: 'the manifest could not be loaded',
-  };
+  return wholeFile(file, 'the manifest could not be loaded');
+}
+
+/** A problem of the file as a whole, not of a place in it. */
+function wholeFile(file: string, message: string): Problem {
+  return { severity: 'error', file, line: 1, column: 1, field: '', message };
 }

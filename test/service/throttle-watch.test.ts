@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpTransport } from '../../src/service/http.js';
@@ -6,6 +6,20 @@ import { connectService } from '../../src/service/index.js';
 import { ThrottleWatch } from '../../src/service/throttle-watch.js';
 
 const FIVE_MINUTES_MS = 5 * 60_000;
+
+/** The service `server` plays, listening on an ephemeral port, and a client of it (one request at a time). */
+async function clientOf(server: Server): Promise<ReturnType<typeof connectService>> {
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return connectService({
+    baseUrl: `http://127.0.0.1:${port}`,
+    apiKey: 'k',
+    version: 'test',
+    timeoutMs: 2_000,
+    concurrency: 1,
+    redact: (text) => text,
+  });
+}
 
 describe('ThrottleWatch', () => {
   it('a 429 asking for longer than the cap: nothing is sent until that time, then requests go again', () => {
@@ -99,16 +113,7 @@ describe('a 429 whose window ends a day away, said only by X-RateLimit-Reset', (
       });
       res.end('{"message":"Too Many Attempts."}');
     });
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as AddressInfo;
-    const client = connectService({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: 'k',
-      version: 'test',
-      timeoutMs: 2_000,
-      concurrency: 1,
-      redact: (text) => text,
-    });
+    const client = await clientOf(server);
     try {
       await expect(client.service.listWebsites()).rejects.toThrow(
         /^GET \/api\/v1\/websites: 429 Too Many Attempts\.: the service asked to wait 24 hours \(X-RateLimit-Reset, until /,
@@ -263,16 +268,7 @@ describe("a service whose clock is not this machine's", () => {
       res.writeHead(200, { 'content-type': 'application/json', date: new Date(serverNow).toUTCString() });
       res.end('{"data":[],"links":{"next":null},"meta":{"current_page":1,"last_page":1,"total":0}}');
     });
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as AddressInfo;
-    const client = connectService({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: 'k',
-      version: 'test',
-      timeoutMs: 2_000,
-      concurrency: 1,
-      redact: (text) => text,
-    });
+    const client = await clientOf(server);
     try {
       await expect(client.service.listWebsites()).resolves.toEqual([]);
       expect(requests).toBe(2);
