@@ -203,8 +203,16 @@ export function codeSpan(text: string): string {
 /** Free text (warnings, service messages) as literal Markdown. */
 export function escapeMarkdown(text: string): string {
   // On one line too: a line feed in a value from outside would end a table row or a list item.
-  return oneLine(text).replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`);
+  // GitHub finds `@name` (a mention: a notification to that user or team) and `#12` (a link that also
+  // shows on issue 12) in the rendered text: a zero-width space after `@` and `#` keeps the text as it
+  // reads and ends both, as Dependabot and Renovate do. It is written as a character reference, which
+  // the page renders: the character itself would be shown escaped (`shownText`), as any from outside.
+  return oneLine(text)
+    .replace(/[\\`*_[\]<>|~&#]/g, (c) => `\\${c}`)
+    .replace(/[@#]/g, (c) => `${c}${NOT_A_REFERENCE}`);
 }
+
+const NOT_A_REFERENCE = '&#8203;';
 
 function notes(plan: Plan): Block[] {
   const blocks: Block[] = [];

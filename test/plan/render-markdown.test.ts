@@ -169,6 +169,21 @@ describe('markdown escaping', () => {
     expect(escapeMarkdown('a *b* [c](d) <e> | f_g')).toBe('a \\*b\\* \\[c\\](d) \\<e\\> \\| f\\_g');
   });
 
+  it('mentions no one and links no issue: `@name` and `#12` from outside reach GitHub broken', () => {
+    // GitHub notifies `@name` and back-links `#12` wherever they stand in the text it renders.
+    const rendered = (markdown: string) => markdown.replaceAll('&#8203;', '\u200b').replace(/\\(.)/g, '$1');
+    const reference = /(^|[^\w])[@#][\w-]/;
+    expect(rendered(escapeMarkdown('ask @octocat or @acme/ops about #12'))).not.toMatch(reference);
+    const plan: Plan = {
+      ...emptyPlan(1),
+      changes: [{ kind: 'delete', id: '#7', domain: '@octocat', fields: [], risks: ['delete'] }],
+      warnings: ['the service said: ping @acme/ops, see acme/app#12'],
+    };
+    const markdown = rendered(renderMarkdown(plan));
+    expect(markdown).toContain('@\u200boctocat'); // shown as `@octocat`
+    expect(markdown).not.toMatch(reference);
+  });
+
   it("escapes the service's ids too: a hostile id neither links nor splits a table row", () => {
     const hostile = '[pwn](https://e.vil)|<b>7';
     const plan: Plan = {
