@@ -92,12 +92,17 @@ function backoffMs(
   return Math.floor(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** Milliseconds to wait from a Retry-After header (seconds or an HTTP date). */
+/**
+ * Milliseconds to wait from a Retry-After header: whole seconds or an HTTP date (RFC 9110 §10.2.3).
+ * Anything else (`-5`, `1.5`, `1e3`, `0x10`) is no Retry-After, and the backoff applies: JavaScript
+ * reads those as numbers, and `Date.parse` reads `-5` and `1.5` as dates in 2001, which would retry
+ * at once, as fast as the answers come.
+ */
 export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
+  const text = value?.trim() ?? '';
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day or month (`Wed, 21 Oct 2015 07:28:00 GMT`).
+  const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 

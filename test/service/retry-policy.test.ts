@@ -37,6 +37,13 @@ describe('retryDelayMs', () => {
     expect(delay).toBeGreaterThan(8_000);
     expect(delay).toBeLessThanOrEqual(10_000);
   });
+
+  it.each(['-5', '1.5', '1e3', '0x10', 'soon'])(
+    'backs off as without one when Retry-After is %j, which is not whole seconds or a date',
+    (value) => {
+      expect(retryDelayMs(3, value, tuning, () => 0)).toBe(200);
+    },
+  );
 });
 
 describe('createRetryPolicy', () => {
