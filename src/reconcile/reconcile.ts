@@ -4,6 +4,7 @@ import type { DeleteChange, Plan } from '../plan/index.js';
 import { planFromSaved, signatureMismatch, targetMismatch } from '../saved-plan/index.js';
 import {
   backupEntryOf,
+  forgetAbsent,
   recordApplied,
   recordLifecycle,
   type StateData,
@@ -108,10 +109,12 @@ async function reconcileOnce(
   if (stale.length > 0) return { ...read, stale, ...(unread ? { unread } : {}) };
 
   // Protection, pending deletes and adopted fingerprints are remembered by every real run, a refused
-  // one and a saved plan's included: they change nothing on the account. A dry run writes nothing.
+  // one and a saved plan's included: they change nothing on the account; and what the state held of
+  // websites the account no longer has is forgotten. A dry run writes nothing.
   const writes = !options.dryRun;
   const lifecycle = writes && recordLifecycle(state, plan.remember);
-  const remembered = (writes && recordAdopted(state, plan)) || lifecycle;
+  const forgotten = writes && forgetAbsent(state, current);
+  const remembered = (writes && recordAdopted(state, plan)) || lifecycle || forgotten;
   if (refused || options.dryRun || plan.changes.length === 0) {
     if (remembered) await session?.save(state);
     return refused ? { ...read, refused } : read;

@@ -161,6 +161,18 @@ export function isKnownNormalisation(
   );
 }
 
+/**
+ * Forgets what the state holds of websites the account no longer has (deleted in the web interface,
+ * or by a run killed before it saved): `listed` is the whole account, as a run read it. Protections
+ * are kept (only `protect: false` lifts one). Returns whether anything was forgotten.
+ */
+export function forgetAbsent(state: StateData, listed: readonly { id: WebsiteId }[]): boolean {
+  const present = new Set(listed.map((website) => String(website.id)));
+  const absent = Object.keys(state.websites).filter((id) => !present.has(id));
+  for (const id of absent) delete state.websites[id];
+  return absent.length > 0;
+}
+
 export function forgetWebsite(state: StateData, id: WebsiteId): void {
   delete state.websites[String(id)];
   // Deleted: no longer pending. A protection is never forgotten here (a protected website is never deleted).

@@ -54,6 +54,26 @@ describe('the state file', () => {
     expect(again.code).toBe(0);
   });
 
+  it('what it held of a website deleted outside the tool is forgotten by the next run', async () => {
+    const manifest = 'version: 1\nwebsites:\n  - domain: a.example.com\n';
+    await writeFile(
+      join(dir, 'websites.yaml'),
+      `${manifest}  - domain: b.example.com\n    exclude_params: [ref]\n`,
+    );
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    const b = simulator.listWebsites().find((w) => w.domain === 'b.example.com')!;
+    const held = async () =>
+      Object.keys(JSON.parse(await readFile(env.WEBSITES_SYNC_STATE_FILE!, 'utf8')).websites);
+    expect(await held()).toContain(String(b.id));
+    // Deleted in the web interface, and taken out of the manifest.
+    simulator.deleteWebsite(b.id);
+    await writeFile(join(dir, 'websites.yaml'), manifest);
+    expect((await runCli(['--once', '--dry-run'], env)).code).toBe(0);
+    expect(await held()).toContain(String(b.id)); // a dry run writes nothing
+    expect((await runCli(['--once'], env)).code).toBe(0);
+    expect(await held()).not.toContain(String(b.id));
+  });
+
   it('a state file reached through a symlink is written where it is, so what it protects stays protected', async () => {
     const volume = join(dir, 'volume');
     await mkdir(volume);
