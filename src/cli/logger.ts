@@ -63,14 +63,15 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 /**
- * A log line on its way out: secrets masked, and every character a terminal would interpret escaped.
+ * A log line on its way out: secrets masked (in its strings: the line is JSON, and stays JSON whatever a
+ * secret is, Redactor.redactJson), and every character a terminal would interpret escaped.
  * A JSON line keeps the exact values (as JSON escapes); pino-pretty prints values as they are, so for
  * it they are escaped visibly (`\x1b`) before it reads the line. It prints the message raw too, where a
  * line feed (in a name or a service's message it quotes) would start a line that passes for a log line
  * of its own: the message is put on one line (`\x0a`). The fields it prints JSON-quoted.
  */
 export function shownLogLine(line: string, redactor: Redactor | undefined, pretty: boolean): string {
-  const masked = redactor?.redact(line) ?? line;
+  const masked = redactor?.redactJson(line) ?? line;
   if (!pretty) return shownJson(masked);
   try {
     const shown = shownValue<Record<string, unknown>>(JSON.parse(masked));

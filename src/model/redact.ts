@@ -2,6 +2,7 @@
 // an HTML error page repeating the Authorization header. Every text the tool writes (stdout, stderr,
 // log lines, saved plans, exported manifests) passes through one Redactor that knows the API key and
 // every password of the manifest, in every spelling they can take on the way (redact-spellings.ts).
+import { redactJsonStrings } from './redact-json.js';
 import { base64Pattern, cutLength, secretPattern } from './redact-spellings.js';
 import { shownJson, terminalText } from './shown-text.js';
 
@@ -216,9 +217,21 @@ export class Redactor {
     return terminalText(this.redact(text));
   }
 
-  /** JSON text, masked, with the characters `show` escapes as JSON escapes: the exact values. */
+  /**
+   * A JSON text with secrets masked in its strings only (redact-json.ts), so that it stays the same
+   * document; a text that is not JSON is masked as any text.
+   */
+  redactJson(json: string): string {
+    const masked = this.redact(json);
+    // The tool's JSON (JSON.stringify, pino) writes letters and digits as themselves: a text that holds
+    // no secret as it is written holds none in its strings either.
+    if (masked === json) return json;
+    return redactJsonStrings(json, (text) => this.redact(text)) ?? masked;
+  }
+
+  /** JSON text, masked (`redactJson`), with the characters `show` escapes as JSON escapes: the exact values. */
   showJson(text: string): string {
-    return shownJson(this.redact(text));
+    return shownJson(this.redactJson(text));
   }
 
   #byAnchorMap(): Map<string, Secret[]> {

@@ -80,8 +80,10 @@ export async function writeSavedPlan(
 }
 
 /**
- * Whether the redacted `text` still holds `file`'s executed and checked parts exactly. A secret that is
- * a word of JSON itself (a password "true" or "null") leaves no JSON at all: masked too.
+ * Whether the redacted `text` still holds `file`'s executed and checked parts exactly. The redaction
+ * masks secrets in the file's strings only (Redactor.showJson), so a password that is a word of JSON
+ * itself ("true", "1234") leaves the file as it is; one that is a word of a domain or a value does not.
+ * A text that no longer parses (a `redact` that masks as text) is masked too.
  */
 function keptWhole(text: string, file: SavedPlanFile): boolean {
   const kept = (plan: SavedPlanFile) => JSON.stringify([plan.saved_plan, plan.changes]);

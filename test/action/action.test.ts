@@ -270,6 +270,21 @@ describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS },
     expect(run.outputs.creates).toBe('1500');
   });
 
+  it('a password that is a word of JSON: the plan-json output parses, and the signed plan is kept', async () => {
+    runner.env = { ...runner.env, SHOP_PASSWORD: 'true' };
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
+    const run = await planOn(7, head);
+    expect(run.code, run.stderr).toBe(0);
+    const plan = JSON.parse(readFileSync(run.outputs['plan-json'] ?? '', 'utf8'));
+    expect(plan.changes).toMatchObject([
+      { domain: 'shop.example.com', fields: { password: { to_sensitive: true } } },
+    ]);
+    expect(branchFiles('websites-sync-plans')).toEqual([`${head}.json`]);
+    for (const line of run.stderr.split('\n').filter((l) => l.startsWith('{"level"'))) JSON.parse(line);
+  });
+
   it('a pull request from a fork (no secrets) is told so in the job summary, without a stack trace', async () => {
     const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
     const run = await planOn(11, head, { 'api-key': '' }, 'someone/sites');
