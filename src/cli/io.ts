@@ -50,6 +50,8 @@ export function interceptWrites<T extends Writable>(
  * A stream whose text passes through the redactor's `show` on its way out: whatever a command writes,
  * a secret is masked and a character from outside that a terminal would interpret is shown escaped;
  * only the tool's own codes (`ownText`: colours, the status line's erase) reach the terminal as codes.
+ * A JSON document written marked as one (`jsonDocument`: the JSON plan) is masked in its strings only,
+ * so that it stays JSON.
  */
 export function showing<T extends Writable>(stream: T, redactor: Redactor): T {
   return interceptWrites(stream, (write, chunk, ...rest) => {

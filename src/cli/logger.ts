@@ -1,7 +1,15 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import { oneLine, ownText, type Redactor, shownJson, shownText, shownValue } from '../model/index.js';
+import {
+  jsonDocument,
+  oneLine,
+  ownText,
+  type Redactor,
+  shownJson,
+  shownText,
+  shownValue,
+} from '../model/index.js';
 import { type Io, useColor } from './io.js';
 
 // pino-pretty (and its dependencies) is loaded only for a terminal: a CI job, a pipe or a container
@@ -51,8 +59,9 @@ export function createLogger(options: LoggerOptions): Logger {
   if (status?.enabled) {
     // Formatted here, synchronously, so a line is whole on the terminal before the status line returns.
     // The pretty line's codes are pino-pretty's own: the values in it were escaped by `shownLogLine`.
+    // A JSON line is marked as one, so that the stream masks it as JSON again, not as text.
     const prettify = pretty ? prettifier(colorize) : undefined;
-    const format = (line: string) => (prettify ? ownText(prettify(line)) : line);
+    const format = (line: string) => (prettify ? ownText(prettify(line)) : jsonDocument(line));
     return pino(base, { write: (line: string) => status.write(format(line)) });
   }
   if (pretty) {

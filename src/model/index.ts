@@ -17,6 +17,7 @@ export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export {
   colored,
   hasControls,
+  jsonDocument,
   oneLine,
   oneLineValue,
   ownText,

@@ -4,7 +4,7 @@
 // every password of the manifest, in every spelling they can take on the way (redact-spellings.ts).
 import { redactJsonStrings } from './redact-json.js';
 import { base64Pattern, cutLength, secretPattern } from './redact-spellings.js';
-import { shownJson, terminalText } from './shown-text.js';
+import { eachDocument, shownJson, terminalText } from './shown-text.js';
 
 /**
  * Shorter secrets are masked only where they stand as a word of their own (not inside a longer run of
@@ -210,11 +210,16 @@ export class Redactor {
 
   /**
    * Text for a person (a terminal, a log line, a file, a webhook): secrets masked, then every character
-   * a terminal would interpret shown escaped (shown-text.ts), the tool's own codes kept. The one way
-   * out for text: nothing is masked but not escaped, or escaped but not masked.
+   * a terminal would interpret shown escaped (shown-text.ts), the tool's own codes kept; a JSON document
+   * the tool marked as one (`jsonDocument`) as `showJson` shows it. The one way out for text: nothing is
+   * masked but not escaped, or escaped but not masked.
    */
   show(text: string): string {
-    return terminalText(this.redact(text));
+    return eachDocument(
+      text,
+      (part) => terminalText(this.redact(part)),
+      (json) => this.showJson(json),
+    );
   }
 
   /**

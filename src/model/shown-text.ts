@@ -75,6 +75,36 @@ export function ownText(codes: string): string {
   return `${OPEN}${codes}${CLOSE}`;
 }
 
+const JSON_OPEN = `\ue002${NONCE}`;
+const JSON_CLOSE = `\ue003${NONCE}`;
+const JSON_DOCUMENT = new RegExp(`${JSON_OPEN}([^]*?)${JSON_CLOSE}`, 'g');
+
+/**
+ * A JSON document the tool writes whole to a stream that shows text (the JSON plan on stdout): marked,
+ * as `ownText` marks codes, so that the stream masks it as JSON (Redactor.show), and it stays JSON.
+ */
+export function jsonDocument(json: string): string {
+  return `${JSON_OPEN}${json}${JSON_CLOSE}`;
+}
+
+/** `text` with each `jsonDocument` in it through `json` (unmarked), and the rest through `other`. */
+export function eachDocument(
+  text: string,
+  other: (text: string) => string,
+  json: (json: string) => string,
+): string {
+  if (!text.includes(JSON_OPEN)) return other(text);
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(JSON_DOCUMENT)) {
+    const before = text.slice(last, match.index);
+    out += (before === '' ? '' : other(before)) + json(match[1] ?? '');
+    last = match.index + match[0].length;
+  }
+  const after = text.slice(last);
+  return out + (after === '' ? '' : other(after));
+}
+
 /** Text for a terminal: the tool's own codes (`ownText`) as they are, everything else `shownText`. */
 export function terminalText(text: string): string {
   if (!text.includes(OPEN)) return shownText(text);

@@ -93,15 +93,12 @@ describe('the progress line of a long apply', () => {
   it('is erased before a log line and any other message on the terminal, and drawn again after', () => {
     let now = 0;
     const term: string[] = [];
-    const tty = { isTTY: true, write: (text: string) => term.push(terminalText(text)) };
+    // As the process's streams show text (processIo: through the redactor's `show`).
+    const redactor = new Redactor();
+    const tty = { isTTY: true, write: (text: string) => term.push(redactor.show(text)) };
     const status = new StatusLine(tty);
     const io = status.guard(fakeIo(tty, tty));
-    const logger = createLogger({
-      level: 'warn',
-      format: 'json',
-      redactor: new Redactor(),
-      statusLine: status,
-    });
+    const logger = createLogger({ level: 'warn', format: 'json', redactor, statusLine: status });
     const live = new LiveOutput(io.stdout, status, false, () => now);
     live.plan(planOf(30));
     now = 1_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../src/model/index.js';
+import { jsonDocument, Redactor } from '../../src/model/index.js';
 
 // A JSON document stays JSON, whatever a secret is: secrets are masked in its strings, keys included,
 // and its bare literals (numbers, true, false, null) are left as they are.
@@ -73,5 +73,19 @@ describe('Redactor.showJson: a secret JSON escapes', () => {
       body: '{"password":"[redacted]"}',
       '[redacted]': true,
     });
+  });
+});
+
+describe('Redactor.show: a JSON document marked as one', () => {
+  it('is masked as JSON, and the text around it as text', () => {
+    const redactor = redactorOf('true');
+    const shown = redactor.show(`before true\n${jsonDocument('{"a": true, "b": "is true"}\n')}after true\n`);
+    expect(shown).toBe('before [redacted]\n{"a": true, "b": "is [redacted]"}\nafter [redacted]\n');
+  });
+
+  it('a text that only looks like a mark is text', () => {
+    const redactor = redactorOf('true');
+    const forged = jsonDocument('{"a": true}').replace(/[0-9a-f]{24}/g, '0'.repeat(24));
+    expect(redactor.show(forged)).not.toContain('true');
   });
 });

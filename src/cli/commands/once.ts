@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DesiredState } from '../../model/index.js';
+import { type DesiredState, jsonDocument } from '../../model/index.js';
 import {
   classifyRun,
   Interrupted,
@@ -123,15 +123,19 @@ async function reconcileAndReport(run: OnceRun): Promise<number> {
   io.stdout.write(
     live?.started && result.applied
       ? `\n${resultText(result.applied, color)}`
-      : renderReport(
-          { ...result, origin: { version: VERSION, baseUrl: client.baseUrl, manifest: config.manifest } },
-          config.output,
-          color,
-        ),
+      : reportText(run, result, color),
   );
   const { baseUrl, secret } = client;
   await saveIfAsked(config.out, { result, desired, baseUrl, secret, prune, force: config.force }, io);
   return exitCode(config, result, io);
+}
+
+/** The plan (and result) as `--output` asks; a JSON one marked as a document, so that it stays JSON. */
+function reportText(run: OnceRun, result: ReconcileResult, color: boolean): string {
+  const { config, client } = run;
+  const origin = { version: VERSION, baseUrl: client.baseUrl, manifest: config.manifest };
+  const text = renderReport({ ...result, origin }, config.output, color);
+  return config.output === 'json' ? jsonDocument(text) : text;
 }
 
 function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
