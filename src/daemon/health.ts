@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { shownText } from '../model/index.js';
+import { type ConnectionCounts, limitConnections } from './health-connections.js';
 import type { Readiness } from './types.js';
 
 // `--listen`: what an orchestrator and Prometheus ask. Liveness says only that the process answers
@@ -35,7 +36,10 @@ export const HEALTH_LIMITS = {
   idleMs: 10_000,
   /** The whole request, headers included, must arrive within this. */
   requestMs: 10_000,
-  /** Connections at once; more are closed as they come (a probe then fails; the process does not). */
+  /**
+   * Connections at once. One more takes the place of the connection idle the longest (a probe is still
+   * answered when a client holds them all open); only when every one is mid-request is it refused.
+   */
   maxConnections: 100,
 };
 
@@ -46,6 +50,8 @@ export interface HealthServerOptions {
   logger: Logger;
   /** HEALTH_LIMITS by default. */
   limits?: Partial<typeof HEALTH_LIMITS>;
+  /** Every change of the open and busy connection counts (tests wait on it). */
+  onConnections?: (counts: ConnectionCounts) => void;
 }
 
 export interface HealthServer {
@@ -55,12 +61,24 @@ export interface HealthServer {
 }
 
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server = limitedServer({ ...HEALTH_LIMITS, ...options.limits }, (req, res) => {
+  const limits = { ...HEALTH_LIMITS, ...options.limits };
+  const server = limitedServer(limits, (req, res) => {
     answer(req, res, options).catch((error: unknown) => {
       options.logger.warn({ stage: 'health', err: String(error) }, 'health endpoint failed');
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
       else res.destroy();
     });
+  });
+  limitConnections(server, {
+    max: limits.maxConnections,
+    onLimit: (what, counts) =>
+      options.logger.debug(
+        { stage: 'health', ...counts },
+        what === 'evicted'
+          ? 'connection limit reached: closed the connection idle the longest'
+          : 'connection limit reached, every connection mid-request: refused a new one',
+      ),
+    ...(options.onConnections ? { onChange: options.onConnections } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -98,7 +116,6 @@ function limitedServer(
   );
   // Without a 'timeout' listener, Node destroys a socket quiet for this long.
   server.timeout = limits.idleMs;
-  server.maxConnections = limits.maxConnections;
   return server;
 }
 

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEALTH_LIMITS, type HealthServer, parseListen, startHealthServer } from '../../src/daemon/health.js';
+import type { ConnectionCounts } from '../../src/daemon/health-connections.js';
 
 describe('parseListen', () => {
   it.each([
@@ -80,5 +81,68 @@ describe('the health server, given clients that hold on', () => {
     for (const client of clients) client.socket.end();
     await Promise.all(clients.map((client) => client.closed));
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('the health server, given a client that holds every connection it may', () => {
+  const servers: HealthServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  /** A server whose connection counts a test can wait on (the server's side, not the client's). */
+  const start = async () => {
+    const waiting: Array<() => void> = [];
+    let counts: ConnectionCounts = { open: 0, busy: 0 };
+    const server = await startHealthServer({
+      address: { host: '127.0.0.1', port: 0 },
+      readiness: () => ({ ready: true, reason: 'ready' }),
+      registry: new Registry(),
+      logger: pino({ level: 'silent' }),
+      limits: { idleMs: 60_000, requestMs: 60_000 },
+      onConnections: (now) => {
+        counts = now;
+        for (const wake of waiting.splice(0)) wake();
+      },
+    });
+    servers.push(server);
+    const until = async (holds: (counts: ConnectionCounts) => boolean) => {
+      while (!holds(counts)) await new Promise<void>((resolve) => waiting.push(resolve));
+    };
+    return { server, until };
+  };
+  const MAX = HEALTH_LIMITS.maxConnections;
+  const REQUEST = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
+
+  it(`answers a probe while ${MAX} idle keep-alive connections are open, closing the one idle the longest`, async () => {
+    const { server } = await start();
+    const clients: Array<ReturnType<typeof rawClient>> = [];
+    for (let i = 0; i < MAX; i++) {
+      const client = rawClient(server.url, REQUEST);
+      clients.push(client);
+      // Answered, and kept open (keep-alive): idle from now, the first one the longest.
+      await new Promise<void>((resolve) => client.socket.once('data', () => resolve()));
+    }
+    const probe = await fetch(`${server.url}/readyz`);
+    expect(probe.status).toBe(200);
+    expect(await clients[0]!.closed).toContain('200 OK');
+    // The next probe too: each new connection takes the place of the next one idle the longest.
+    expect((await fetch(`${server.url}/healthz`, { keepalive: false })).status).toBe(200);
+    for (const client of clients) client.socket.end();
+  });
+
+  it(`refuses one more connection while all ${MAX} are in the middle of a request`, async () => {
+    const { server, until } = await start();
+    const clients = Array.from({ length: MAX }, () => rawClient(server.url, 'GET /healthz HTTP/1.1\r\n'));
+    let closed = 0;
+    for (const client of clients) void client.closed.then(() => closed++);
+    await until((c) => c.busy === MAX);
+    const late = rawClient(server.url, REQUEST);
+    expect(await late.closed).toBe('');
+    expect(closed).toBe(0);
+    // The requests in progress go on: each one finished is answered.
+    clients[0]!.socket.write('Host: x\r\n\r\n');
+    await new Promise<void>((resolve) => clients[0]!.socket.once('data', () => resolve()));
+    for (const client of clients) client.socket.end();
+    await Promise.all(clients.map((client) => client.closed));
   });
 });
