@@ -59,7 +59,9 @@ describe('the health server, given clients that hold on', () => {
   };
 
   it('closes a connection that sends nothing, or only half a request', async () => {
-    const server = await start({ idleMs: 200, requestMs: 200 });
+    // The idle timeout first: with both at 200 ms, the request timeout's check could come first and
+    // answer the silent connection 408 before closing it.
+    const server = await start({ idleMs: 200, requestMs: 400 });
     const silent = rawClient(server.url);
     const half = rawClient(server.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n');
     expect(await silent.closed).toBe('');
