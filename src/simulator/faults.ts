@@ -75,6 +75,12 @@ export interface FaultOptions {
    * makes the next request fail and the one after succeed (unless a random fault hits it).
    */
   script?: Array<FaultKind | 'none'>;
+  /**
+   * The service is down: every API request (websites, `/account` and `/stats` alike) is answered 503 with
+   * a gateway's HTML page before it takes effect, draws nothing and leaves the script alone, until it is
+   * set back to false.
+   */
+  down?: boolean;
   /** Every `/api/v1/account` request (after authentication) answers so; undefined: normally. */
   accountFault?: EndpointFault | undefined;
   /** Every `/api/v1/stats/{id}` request of an existing website answers so; undefined: normally. */
@@ -192,6 +198,7 @@ export class FaultInjector {
 
   /** The decision for a request to this path (see `quiet`). */
   decideFor(path: string): FaultDecision {
+    if (this.#options.down) return { ...this.quiet(), kind: 'error', errorStatus: 503, errorAsHtml: true };
     return GUARD_PATH.test(path) ? this.quiet() : this.decide();
   }
 

@@ -49,6 +49,19 @@ describe('seeded faults', () => {
 });
 
 describe('each fault', () => {
+  it('down answers every API request 503 (websites, account, stats), changing nothing, until set back', () =>
+    withFaults({ down: true }, async (sim) => {
+      const [site] = sim.listWebsites();
+      const paths = [WEBSITES, '/api/v1/account', `/api/v1/stats/${site!.id}`];
+      for (const path of paths) expect((await call(sim, 'GET', path)).status).toBe(503);
+      const store = await call(sim, 'POST', WEBSITES, { form: { domain: 'new.example' } });
+      expect(store.status).toBe(503);
+      expect(store.text).toContain('Service Unavailable');
+      expect(sim.listWebsites().map((w) => w.domain)).toEqual(['example.com']);
+      sim.setFaults({ down: false });
+      for (const path of paths.slice(0, 2)) expect((await call(sim, 'GET', path)).status).toBe(200);
+    }));
+
   it('errorRate answers 5xx before the request takes effect', () =>
     withFaults({ errorRate: 1 }, async (sim) => {
       const { status } = await call(sim, 'POST', WEBSITES, { form: { domain: 'new.example' } });
