@@ -94,7 +94,7 @@ export class DaemonMetrics {
   });
   readonly #refusedDeletes = new Counter({
     name: 'websites_sync_deletes_refused_total',
-    help: 'Deletes a guard refused: the traffic guard (the website had visitors; the rest of the plan went ahead) apart from the mass-delete guard (the whole plan refused).',
+    help: 'Deletes a guard refused: the traffic guard (the website had visitors; the rest of the plan went ahead) apart from the mass-delete guard (the whole plan refused). A delete held back is counted again at every resync: alert on websites_sync_websites_held_back, not on this rate.',
     labelNames: ['guard'],
     registers: this.#registers,
   });
