@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { formatDuration } from '../model/index.js';
+import { type ConditionSink, formatDuration, sayCondition } from '../model/index.js';
 import {
   type AttemptHooks,
   connectService,
@@ -19,7 +19,7 @@ import { VERSION } from './version.js';
 export function connectFromConfig(
   config: Config,
   io: Io,
-  options: { hooks?: AttemptHooks; logger?: Logger; budget?: number } = {},
+  options: { hooks?: AttemptHooks; logger?: Logger; budget?: number; conditions?: ConditionSink } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
   setRunOptions(usesTls(baseUrl, io.env));
@@ -36,7 +36,11 @@ export function connectFromConfig(
     ...config.connection,
     budget,
     redact: (text) => io.redactor.redact(text),
-    hooks: { ...options.hooks, onRetry: logRetry(logger), onRateWindow: logRateWindow(logger) },
+    hooks: {
+      ...options.hooks,
+      onRetry: logRetry(logger, options.conditions),
+      onRateWindow: logRateWindow(logger),
+    },
   });
   // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
   // reveals nothing; the key itself goes no further than the transport.
@@ -44,14 +48,21 @@ export function connectFromConfig(
   return { baseUrl, secret, budget, ...client };
 }
 
-/** Seconds of waiting for a retry are never silent: one warn line with the reason and the wait. */
-function logRetry(logger: Logger): (info: RetryInfo) => void {
+/**
+ * Seconds of waiting for a retry are never silent: one warn line with the reason and the wait. A
+ * daemon's (`conditions`) says each retry once while the service keeps failing so, not again at every
+ * resync, and says when the service answers again.
+ */
+export function logRetry(logger: Logger, conditions?: ConditionSink): (info: RetryInfo) => void {
   return ({ method, path, reason, retry, delayMs }) => {
     const route = path.split('?')[0];
-    logger.warn(
-      { stage: 'service', method, path, reason, retry, delayMs },
-      `${method} ${route}: ${reason}; retry ${retry} in ${(delayMs / 1000).toFixed(1)}s`,
-    );
+    sayCondition(conditions, logger, {
+      key: `retry:${method} ${route}:${reason}:${retry}`,
+      level: 'warn',
+      fields: { stage: 'service', method, path, reason, retry, delayMs },
+      message: `${method} ${route}: ${reason}; retry ${retry} in ${(delayMs / 1000).toFixed(1)}s`,
+      ended: 'service reachable again: a resync made no retry',
+    });
   };
 }
 

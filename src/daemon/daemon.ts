@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { PlanLimit, RemoteWebsite } from '../model/index.js';
-import { manifestEvent } from '../notify/index.js';
 import { summarise, toJsonPlan } from '../plan/index.js';
 import {
   classifyRun,
@@ -11,6 +10,7 @@ import {
   summariseOutcome,
 } from '../reconcile/index.js';
 import type { Leadership } from '../state/index.js';
+import { ConditionLog } from './condition-log.js';
 import { KnownListing } from './known-listing.js';
 import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
@@ -40,7 +40,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #abort = new AbortController();
   readonly #election: LeaderElection;
   readonly #health: RunHealth;
-  #wasValid: boolean | undefined;
+  readonly #conditions: ConditionLog;
   #runs = 0;
   #leading: boolean | undefined; // the role the election told last
   /** Whether the run in progress read the whole account (a resync), or only what an edit touched. */
@@ -56,6 +56,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#now = options.now ?? Date.now;
     this.#warnings = new WarningLog(options.logger);
     this.#health = new RunHealth(options.notifier);
+    this.#conditions = options.conditions ?? new ConditionLog();
     this.#source = new ManifestSource({
       file: options.manifest,
       env: options.env,
@@ -195,6 +196,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       };
       if (!interrupted) this.#health.failed(error);
     }
+    // Only a resync meets again every condition that still stands (an edit reads part of the account).
+    if (this.#readWhole) this.#conditions.settle(logger);
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
     return this.#readWhole;
   }
@@ -202,7 +205,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   async #attempt(logger: Logger, triggers: Trigger[], leadership: Leadership): Promise<RunEnd> {
     const { changed } = await this.#source.refresh();
     this.#options.metrics?.setManifestValid(this.#source.valid);
-    this.#notifyValidity();
+    this.#health.validity(this.#source.valid, this.#source.firstError ?? '');
     const manifest = this.#source.inForce;
     // A change to an invalid file brings nothing new to apply; resyncs go on with the last good one.
     if (!manifest || (changed && !this.#source.valid)) {
@@ -222,15 +225,6 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#health.completed();
     notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun });
     return this.#classify(result, logger);
-  }
-
-  /** The manifest became invalid, or valid again: told once per change (the first state is silent). */
-  #notifyValidity(): void {
-    const valid = this.#source.valid;
-    if (this.#wasValid !== undefined && valid !== this.#wasValid) {
-      this.#options.notifier?.notify([manifestEvent(valid, this.#source.firstError ?? '')]);
-    }
-    this.#wasValid = valid;
   }
 
   #reconcile(run: {
@@ -263,6 +257,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       signal: this.#abort.signal,
       runBy: options.runBy ?? 'websites-sync (daemon)',
       warningsLogged: true,
+      conditions: this.#conditions,
       onApply: () => options.rateBudget?.budget.use(1),
     });
   }
@@ -272,7 +267,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (this.#options.dryRun) {
       logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
     }
-    warnHeldBack(result, logger);
+    warnHeldBack(result, logger, this.#conditions);
     // What a dry run prints, the daemon logs: every warning of the plan, once while it stands.
     this.#warnings.tell(result.plan.warnings.map(planWarning), true);
     const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));

@@ -1,5 +1,6 @@
 // The daemon stage: decides when the pipeline runs (start, manifest change, interval, SIGHUP), keeps the
 // last good manifest in force, and serves health and metrics. It never reaches inside a stage.
+export { ConditionLog } from './condition-log.js';
 export { Daemon } from './daemon.js';
 export { type HealthServer, type ListenAddress, parseListen, startHealthServer } from './health.js';
 export { type DaemonHandle, DEFAULT_GRACE_MS, type LaunchOptions, launchDaemon } from './launch.js';

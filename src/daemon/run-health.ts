@@ -1,11 +1,12 @@
-import { eventsOfRun, type Notifier, runEvent } from '../notify/index.js';
+import { eventsOfRun, manifestEvent, type Notifier, runEvent } from '../notify/index.js';
 import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
 import { KeyRevokedError } from '../service/index.js';
 import type { Trigger } from './scheduler.js';
 
-// Whether the daemon's runs complete, for its webhook: a run that ends without a plan is told once
-// while the same failure stands (every resync meets it again), and the first run that completes after
-// it is told too, as `manifest_invalid` and `manifest_valid` are for the file.
+// Whether the daemon's runs complete, and its manifest is valid, for its webhook: a run that ends
+// without a plan is told once while the same failure stands (every resync meets it again), and the
+// first run that completes after it is told too, as `manifest_invalid` and `manifest_valid` are for
+// the file.
 
 /** A revoked key stops every later run the same way: one text for all of them, with what to do. */
 const REVOKED =
@@ -14,6 +15,7 @@ const REVOKED =
 export class RunHealth {
   readonly #notifier: Notifier | undefined;
   #failing = false;
+  #wasValid: boolean | undefined;
 
   constructor(notifier: Notifier | undefined) {
     this.#notifier = notifier;
@@ -25,6 +27,14 @@ export class RunHealth {
     const reason =
       error instanceof KeyRevokedError ? REVOKED : error instanceof Error ? error.message : String(error);
     this.#notifier?.notify([runEvent(reason)]);
+  }
+
+  /** The manifest became invalid, or valid again: told once per change (the first state is silent). */
+  validity(valid: boolean, firstError: string): void {
+    if (this.#wasValid !== undefined && valid !== this.#wasValid) {
+      this.#notifier?.notify([manifestEvent(valid, firstError)]);
+    }
+    this.#wasValid = valid;
   }
 
   /** A run read the account and planned (whatever its operations did: they are told apart). */

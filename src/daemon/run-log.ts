@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type ConditionSink, sayCondition } from '../model/index.js';
 import { type PlanSummary, refusalText } from '../plan/index.js';
 import type { ReconcileResult } from '../reconcile/index.js';
 
@@ -18,17 +19,46 @@ export function refusedDeletesOf(result: string, summary: PlanSummary) {
   return { traffic: summary.traffic_refused, mass_delete: wholePlan ? summary.delete : 0 };
 }
 
-/** A bad merge under delete_delay, or drift on an observed website, is a warning in every run's log. */
-export function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
+/**
+ * A bad merge under delete_delay, or drift on an observed website, is a warning. Every resync meets it
+ * again: it is said once while the same websites stand so (`conditions`), again when they change, and
+ * the websites_sync_websites_held_back gauge shows it meanwhile.
+ */
+export function warnHeldBack({ plan }: ReconcileResult, logger: Logger, conditions: ConditionSink): void {
+  const warn = heldBackWarning(logger, conditions);
   if (plan.pendingDeletes.length > 0) {
     const pending = plan.pendingDeletes.map(({ domain, id, since, due }) => ({ domain, id, since, due }));
-    logger.warn({ stage: 'plan', pending }, `${pending.length} delete(s) pending (delete_delay)`);
+    warn('pending', pending, `${pending.length} delete(s) pending (delete_delay)`);
   }
   if (plan.observed.length > 0) {
     const drifted = plan.observed.map((change) => change.domain);
-    logger.warn({ stage: 'plan', drifted }, `${drifted.length} observed website(s) drifted (not applied)`);
+    warn('drifted', drifted, `${drifted.length} observed website(s) drifted (not applied)`, {
+      ended: 'observed websites: no drift any more',
+    });
   }
-  warnGuarded(plan, logger);
+  warnGuarded(plan, warn);
+}
+
+type HeldBackWarning = (
+  field: string,
+  names: unknown[],
+  message: string,
+  more?: { ended?: string; identity?: unknown[] },
+) => void;
+
+/**
+ * Its identity: what it names (`identity`, else the names as shown), so that a change is said again
+ * but a count that moves at every resync (a refused delete's visitors) is not one.
+ */
+function heldBackWarning(logger: Logger, conditions: ConditionSink): HeldBackWarning {
+  return (field, names, message, { ended, identity = names } = {}) =>
+    sayCondition(conditions, logger, {
+      key: `plan:${field}:${JSON.stringify(identity)}`,
+      level: 'warn',
+      fields: { stage: 'plan', [field]: names },
+      message,
+      ...(ended === undefined ? {} : { ended }),
+    });
 }
 
 /**
@@ -36,26 +66,29 @@ export function warnHeldBack({ plan }: ReconcileResult, logger: Logger): void {
  * deletes refused by the traffic guard, deletes whose traffic is unknown (lenient: not blocked), and
  * creates beyond the account's plan limit.
  */
-function warnGuarded(plan: ReconcileResult['plan'], logger: Logger): void {
+function warnGuarded(plan: ReconcileResult['plan'], warn: HeldBackWarning): void {
   if (plan.trafficRefused.length > 0) {
     const refused = plan.trafficRefused.map((refusal) => refusalText(refusal, plan.trafficWindowDays ?? 0));
-    logger.warn({ stage: 'plan', refused }, `${refused.length} delete(s) refused by the traffic guard`);
+    warn('refused', refused, `${refused.length} delete(s) refused by the traffic guard`, {
+      ended: 'traffic guard: no delete refused any more',
+      identity: plan.trafficRefused.map((refusal) => refusal.domain),
+    });
   }
   const unknown = plan.changes.flatMap((c) =>
     c.kind === 'delete' && c.traffic?.kind === 'unknown' ? [c.domain] : [],
   );
   if (unknown.length > 0) {
-    logger.warn(
-      { stage: 'plan', unknown },
+    warn(
+      'unknown',
+      unknown,
       `${unknown.length} delete(s) whose traffic could not be read, not blocked by the traffic guard`,
     );
   }
   const unfit = plan.changes.flatMap((c) => (c.kind === 'create' && c.unfit ? [c.domain] : []));
   if (unfit.length > 0) {
-    logger.warn(
-      { stage: 'plan', unfit },
-      `${unfit.length} create(s) beyond the account's plan limit, not sent`,
-    );
+    warn('unfit', unfit, `${unfit.length} create(s) beyond the account's plan limit, not sent`, {
+      ended: 'plan limit: no create held back any more',
+    });
   }
 }
 

@@ -8,6 +8,7 @@ import type { PlanSummary } from '../plan/index.js';
 import type { RunSettings } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
 import type { StateStore } from '../state/index.js';
+import type { ConditionLog } from './condition-log.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import type { Timers, Trigger } from './scheduler.js';
 
@@ -43,6 +44,11 @@ export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
    */
   rateBudget?: { budget: RateBudget; periodic: number };
   timers?: Timers;
+  /**
+   * Says what every resync meets again once while it stands (daemon/condition-log.ts); give the same
+   * one to the service client's retry log (its hooks), so that an outage is said once too.
+   */
+  conditions?: ConditionLog;
   /** Milliseconds since the epoch (durations and the last-success timestamp). */
   now?: () => number;
 }

@@ -2,6 +2,7 @@
 // (identity), and whether two values are the same (equality). Two rules for one idea is how a
 // protected website gets deleted, so every stage uses these and none has its own.
 
+export { type Condition, type ConditionSink, sayCondition } from './condition.js';
 export { formatCount } from './count.js';
 export { type CanonicalDomainResult, canonicalDomain } from './domain.js';
 export { DELETE_DELAY_RANGE, formatBound, formatDuration, parseDurationMs } from './duration.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Outcome } from '../apply/index.js';
-import type { DesiredState, RemoteWebsite } from '../model/index.js';
+import type { ConditionSink, DesiredState, RemoteWebsite } from '../model/index.js';
 import type { Plan } from '../plan/index.js';
 import type { SavedPlanFile } from '../saved-plan/index.js';
 import type { WebsiteService } from '../service/index.js';
@@ -52,4 +52,6 @@ export interface ReconcileOptions extends GuardOptions {
   runBy?: string;
   /** The caller logs every warning of the plan (the daemon, once each): none is logged here as well. */
   warningsLogged?: boolean;
+  /** A daemon's: what every resync meets again (no state yet) is said once while it stands. */
+  conditions?: ConditionSink;
 }

@@ -4,6 +4,7 @@ import type { RateBudget } from './budget.js';
 import { HttpWebsiteService } from './client.js';
 import type { Redact } from './errors.js';
 import { HttpTransport } from './http.js';
+import type { RetryTuning } from './retry-policy.js';
 
 export interface ConnectOptions {
   baseUrl: string;
@@ -19,6 +20,8 @@ export interface ConnectOptions {
   budget?: RateBudget;
   /** Masks the run's secrets (the API key, the manifest's passwords) in what the service answers. */
   redact: Redact;
+  /** The retries' count and pauses (DEFAULT_RETRY; tests shorten the pauses). */
+  retry?: Partial<RetryTuning>;
 }
 
 /** The part of the settings the service client takes as it is. */
@@ -40,6 +43,7 @@ export function connectService(options: ConnectOptions): {
     redact: options.redact,
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   // The one limiter of the run: the sockets follow from it (a unit of work sends one request at a time).
   const service = new HttpWebsiteService(http, { limit: pLimit(Math.max(1, options.concurrency)) });

@@ -7,5 +7,5 @@ export { type ConnectionSettings, type ConnectOptions, connectService } from './
 export { AuthError, KeyRevokedError, ServiceError } from './errors.js';
 export { ACCOUNT_PATH, STATS_PATH, type TrafficWindow } from './guard-reads.js';
 export { lookupFailed } from './lookup-after.js';
-export { KNOWN_STATUS_CODES } from './retry-policy.js';
+export { KNOWN_STATUS_CODES, type RetryTuning } from './retry-policy.js';
 export { NotSentError } from './stop.js';

@@ -1,4 +1,4 @@
-import { shownUrl } from '../model/index.js';
+import { sayCondition, shownUrl } from '../model/index.js';
 import { type HeldLifecycle, isDoubtful, keepAside, keptCopies, protectionsNotInForce } from './discarded.js';
 import { type LoadedState, loadState } from './file.js';
 import { whereItLands } from './private-file.js';
@@ -22,10 +22,14 @@ export async function readState(
   const { statePath, logger } = options;
   const loaded = await loadState(statePath, options.baseUrl, options.secret);
   if (loaded.discarded && !loaded.unusable) {
-    logger.info(
-      { stage: 'state', path: statePath, reason: loaded.discarded },
-      'write-only fields will be resent once',
-    );
+    // A converged account whose manifest has no write-only field leaves no state to write: every
+    // resync of a daemon finds none again.
+    sayCondition(options.conditions, logger, {
+      key: `state:${statePath}:${loaded.discarded}`,
+      level: 'info',
+      fields: { stage: 'state', path: statePath, reason: loaded.discarded },
+      message: 'write-only fields will be resent once',
+    });
   }
   let keptAs: string | undefined;
   if (loaded.unusable && !options.dryRun) {

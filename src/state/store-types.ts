@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ConditionSink } from '../model/index.js';
 import type { BackupEntry, ReadBackups } from './backup-file.js';
 import type { LockHolder } from './lock-holder.js';
 import type { Notified } from './notified.js';
@@ -31,6 +32,8 @@ export interface ReadOptions {
   dryRun: boolean;
   logger: Logger;
   now?: () => number;
+  /** A daemon's: what every resync meets again (no state yet) is said once while it stands. */
+  conditions?: ConditionSink;
 }
 
 export interface ReadResult {

@@ -2,8 +2,10 @@ import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { logRetry } from '../../src/cli/connect.js';
 import { createLogger } from '../../src/cli/logger.js';
 import {
+  ConditionLog,
   Daemon,
   type DaemonHandle,
   DaemonMetrics,
@@ -11,7 +13,7 @@ import {
   launchDaemon,
   type RunReport,
 } from '../../src/daemon/index.js';
-import { connectService as connect, type RateBudget } from '../../src/service/index.js';
+import { connectService as connect, type RateBudget, type RetryTuning } from '../../src/service/index.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { openStateStore } from '../../src/state/index.js';
 
@@ -45,6 +47,8 @@ export interface FixtureOptions {
   daemon?: Partial<LaunchOptions>;
   /** The client's requests go through this budget (as the CLI's do). */
   budget?: RateBudget;
+  /** The client's retries (the defaults' pauses last seconds). */
+  retry?: Partial<RetryTuning>;
 }
 
 export interface Fixture {
@@ -91,15 +95,18 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   const events = new EventEmitter();
   const { logs, logger } = captureLogs(events);
   const metrics = new DaemonMetrics();
+  // As the CLI's daemon: the client's retries are logged through the daemon's conditions.
+  const conditions = new ConditionLog();
   const client = connect({
     baseUrl: sim.url,
     apiKey: sim.apiKey,
     version: 'test',
     timeoutMs: 5_000,
     concurrency: 4,
-    hooks: metrics.hooks,
+    hooks: { ...metrics.hooks, onRetry: logRetry(logger, conditions) },
     redact: (text) => text,
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   const signals = new EventEmitter();
   const launch: LaunchOptions = {
@@ -115,6 +122,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     debounceMs: options.debounceMs ?? 50,
     logger,
     metrics,
+    conditions,
     signals,
     ...options.daemon,
   };

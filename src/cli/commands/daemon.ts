@@ -1,4 +1,6 @@
+import type { Logger } from 'pino';
 import {
+  ConditionLog,
   Daemon,
   DaemonMetrics,
   type LaunchOptions,
@@ -26,10 +28,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const listen = listenAddress(config.listen, config.sources.listen);
   const metrics = new DaemonMetrics();
   const logger = commandLogger(config, io, false);
-  // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
-  const periodic = config.rateBudget ?? 0.5;
-  const client = connectFromConfig(config, io, { hooks: metrics.hooks, logger, budget: periodic });
-  metrics.watchRate(client.budget);
+  const { client, periodic, conditions } = connectDaemon(config, io, metrics, logger);
   const { baseUrl, secret } = client;
   // Before the first run: an unreachable or unusable state stops the start, naming why.
   const store = await openStoreFromConfig(config, io, { baseUrl, logger, heartbeatMs: config.leaderPollMs });
@@ -49,6 +48,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       ...config.run,
       intervalMs: config.intervalMs,
       logger,
+      conditions,
       redactor: io.redactor,
       ...(notifier ? { notifier } : {}),
       metrics,
@@ -73,6 +73,22 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
     logger.flush();
   }
   return code;
+}
+
+/** The service client of the daemon, whose retries are said through the daemon's conditions. */
+function connectDaemon(config: Config, io: Io, metrics: DaemonMetrics, logger: Logger) {
+  // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
+  const periodic = config.rateBudget ?? 0.5;
+  // One for the client's retries and the daemon's runs: an outage is said once, not at every resync.
+  const conditions = new ConditionLog();
+  const client = connectFromConfig(config, io, {
+    hooks: metrics.hooks,
+    logger,
+    budget: periodic,
+    conditions,
+  });
+  metrics.watchRate(client.budget);
+  return { client, periodic, conditions };
 }
 
 /** The daemon, built first so that its becoming the leader is heard from the first time, started. */

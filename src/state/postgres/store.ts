@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { sayCondition } from '../../model/index.js';
 import { accountsOf, ofAccounts } from '../contents.js';
 import { canonicalBaseUrl } from '../file.js';
 import { heldMessage } from '../holder.js';
@@ -115,10 +116,12 @@ class PostgresStore implements StateStore {
   async #read(connection: Connection, given: ReadOptions): Promise<ReadResult> {
     const stored = await readAccount(connection.client, this.#location.schema, this.#key('run').account);
     if (!stored) {
-      given.logger.info(
-        { stage: 'state', state: this.shown },
-        'no state for this account yet: write-only fields will be resent once',
-      );
+      sayCondition(given.conditions, given.logger, {
+        key: `state:${this.shown}:none`,
+        level: 'info',
+        fields: { stage: 'state', state: this.shown },
+        message: 'no state for this account yet: write-only fields will be resent once',
+      });
     }
     const state = stateOf(stored, given.baseUrl, given.secret);
     if (stored) return { state, doubt: NONE };
