@@ -87,9 +87,12 @@ export interface FaultOptions {
   statsFault?: EndpointFault | undefined;
   /**
    * The key is regenerated (as in the service's web UI, which ends the old key at once) right after
-   * this many API requests were accepted with it: the next ones answer 401.
+   * this many API requests were accepted with it (counted from when this was set): the next ones answer
+   * 401. It rotates once; set it again for another rotation.
    */
   rotateKeyAfter?: number | undefined;
+  /** The key it is regenerated to (a test then hands it to the client); default: the key + `-rotated`. */
+  rotatedKey?: string | undefined;
 }
 
 export interface FaultDecision {
@@ -161,6 +164,10 @@ function checkOptions(options: FaultOptions): void {
     }
   }
   if (options.errorStatuses?.length === 0) throw new RangeError('fault option errorStatuses is empty');
+  // A key travels in a header: the client could not send another one.
+  if (options.rotatedKey !== undefined && !/^[\x21-\x7e]+$/.test(options.rotatedKey)) {
+    throw new RangeError('fault option rotatedKey must be printable ASCII without spaces');
+  }
 }
 
 export class FaultInjector {
@@ -185,15 +192,17 @@ export class FaultInjector {
     this.#options = next;
     if ('seed' in partial) this.#random = createPrng(partial.seed ?? 1);
     if (partial.script !== undefined) this.#script = [...partial.script];
+    if ('rotateKeyAfter' in partial) this.#accepted = 0;
   }
 
   /**
-   * Called for each API request the key was accepted for: true once, at the `rotateKeyAfter`-th (the
-   * key is then regenerated, as in the service's web UI, which ends the old one at once).
+   * Called for each API request the key was accepted for, with the key: the new key once, at the
+   * `rotateKeyAfter`-th (regenerated as in the service's web UI, which ends the old one at once).
    */
-  keyRotationDue(): boolean {
+  keyRotationDue(key: string): string | undefined {
     const after = this.#options.rotateKeyAfter;
-    return after !== undefined && ++this.#accepted === after;
+    if (after === undefined || ++this.#accepted !== after) return undefined;
+    return this.#options.rotatedKey ?? `${key}-rotated`;
   }
 
   /** The decision for a request to this path (see `quiet`). */

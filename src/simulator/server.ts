@@ -153,7 +153,7 @@ export class SimulatorHandler {
       if (ex.json) return this.#json(ex, 401, { message: 'Unauthenticated.' });
       return this.#redirect(ex, `${ex.url.origin}/login`);
     }
-    if (this.#config.faults.keyRotationDue()) this.apiKey = `${this.apiKey}-rotated`;
+    this.apiKey = this.#config.faults.keyRotationDue(this.apiKey) ?? this.apiKey;
     const rate = this.limiter?.hit(this.#config.apiKey, ex.record.at);
     const headers = rate?.headers ?? {};
     if (rate && !rate.allowed) return this.#exception(ex, 429, 'Too Many Attempts.', headers);

@@ -179,4 +179,11 @@ describe('the simulator among the options', () => {
     );
     expect(run.code).toBe(1);
   });
+  it('refuses a --rotated-key that could not travel in a header', async () => {
+    const run = await runCli(['simulator', '--port', '0', '--rotated-key', 'a key'], env);
+    expect(run.stderr).toBe(
+      'websites-sync simulator: --rotated-key must be printable ASCII without spaces (it travels in a header)\n',
+    );
+    expect(run.code).toBe(1);
+  });
 });

@@ -122,4 +122,16 @@ describe('rotateKeyAfter', () => {
     expect((await call(sim, 'GET', '/api/v1/websites', { key })).status).toBe(401);
     expect(sim.apiKey).not.toBe(key);
   });
+
+  it('counts from when it is set, and regenerates the key to the one given (rotatedKey)', async () => {
+    await start({});
+    const key = sim.apiKey;
+    expect((await call(sim, 'GET', '/api/v1/websites', { key })).status).toBe(200);
+    sim.setFaults({ rotateKeyAfter: 1, rotatedKey: 'the-new-key' });
+    expect((await call(sim, 'GET', '/api/v1/websites', { key })).status).toBe(200);
+    expect((await call(sim, 'GET', '/api/v1/websites', { key })).status).toBe(401);
+    expect(sim.apiKey).toBe('the-new-key');
+    expect((await call(sim, 'GET', '/api/v1/websites', { key: 'the-new-key' })).status).toBe(200);
+    expect(() => sim.setFaults({ rotatedKey: 'a key' })).toThrow(/printable ASCII without spaces/);
+  });
 });

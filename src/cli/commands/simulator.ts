@@ -56,6 +56,7 @@ Options:
                               or unreadable (a 200 without the plan)
   --stats-fault F             /api/v1/stats/{id} answers 404, 500 (as one public version does), 503, or unreadable
   --rotate-key-after N        regenerate the key after N accepted API requests (the old key then answers 401)
+  --rotated-key KEY           the key it is regenerated to (default: the key followed by -rotated)
   -h, --help                  show this help
 `;
 
@@ -82,6 +83,7 @@ const OPTIONS = {
   'account-fault': { type: 'string' },
   'stats-fault': { type: 'string' },
   'rotate-key-after': { type: 'string' },
+  'rotated-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -129,8 +131,14 @@ function faultOptions(values: Values): FaultOptions {
     accountFault: endpointFault('account-fault', values['account-fault']),
     statsFault: endpointFault('stats-fault', values['stats-fault']),
     rotateKeyAfter: integer('rotate-key-after', values['rotate-key-after'], 1, Number.MAX_SAFE_INTEGER),
+    rotatedKey: rotatedKey(values['rotated-key']),
   };
   return Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined));
+}
+
+function rotatedKey(value: string | undefined): string | undefined {
+  if (value === undefined || /^[\x21-\x7e]+$/.test(value)) return value;
+  throw new UsageError('--rotated-key must be printable ASCII without spaces (it travels in a header)');
 }
 
 function endpointFault(name: string, value: string | undefined): EndpointFault | undefined {
