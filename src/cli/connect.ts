@@ -19,33 +19,44 @@ import { VERSION } from './version.js';
 export function connectFromConfig(
   config: Config,
   io: Io,
-  options: { hooks?: AttemptHooks; logger?: Logger; budget?: number; conditions?: ConditionSink } = {},
+  options: {
+    hooks?: AttemptHooks;
+    logger?: Logger;
+    budget?: number;
+    conditions?: ConditionSink;
+    keyAdvice?: string;
+  } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
   setRunOptions(usesTls(baseUrl, io.env));
-  io.redactor.add(apiKey);
   checkProxyEnv(io.env, baseUrl);
   if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
   const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
   const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
-  const client = connectService({
-    baseUrl,
-    apiKey,
-    version: VERSION,
-    ...config.connection,
-    budget,
-    redact: (text) => io.redactor.redact(text),
-    hooks: {
-      ...options.hooks,
-      onRetry: logRetry(logger, options.conditions),
-      onRateWindow: logRateWindow(logger),
-    },
-  });
-  // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
-  // reveals nothing; the key itself goes no further than the transport.
-  const secret = createHash('sha256').update(`websites-sync\0${apiKey}`).digest('base64url');
-  return { baseUrl, secret, budget, ...client };
+  /** A client for `key`: the first one, or one for a new key the daemon read from the key file. */
+  const connect = (key: string) => {
+    io.redactor.add(key);
+    const client = connectService({
+      baseUrl,
+      apiKey: key,
+      version: VERSION,
+      ...config.connection,
+      budget,
+      redact: (text) => io.redactor.redact(text),
+      hooks: {
+        ...options.hooks,
+        onRetry: logRetry(logger, options.conditions),
+        onRateWindow: logRateWindow(logger),
+      },
+      ...(options.keyAdvice ? { keyAdvice: options.keyAdvice } : {}),
+    });
+    // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
+    // reveals nothing; the key itself goes no further than the transport.
+    const secret = createHash('sha256').update(`websites-sync\0${key}`).digest('base64url');
+    return { secret, ...client };
+  };
+  return { baseUrl, budget, apiKey, connect, ...connect(apiKey) };
 }
 
 /**

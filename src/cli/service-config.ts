@@ -1,6 +1,7 @@
 // What a command that talks to the service needs: its base URL and the API key, checked.
 import { readFileSync } from 'node:fs';
 import { isLoopbackHost, shownUrl } from '../model/index.js';
+import { apiKeyProblem, cannotRead, keyOfFileText } from '../service/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -13,29 +14,11 @@ function readKeyFile(file: string, source: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`${source}: cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    throw new UsageError(cannotRead(file, source, error));
   }
-  const key = text.trim();
-  if (key === '') throw new UsageError(`${source}: ${file} is empty`);
-  checkKey(key, `${source}: ${file}`);
-  return key;
-}
-
-function checkKey(key: string, where: string): void {
-  const lines = key.split(/\r?\n/).length;
-  if (lines > 1) {
-    throw new UsageError(`${where} holds ${lines} lines; it must hold only the API key, on one line`);
-  }
-  if (/\s/.test(key))
-    throw new UsageError(`${where} holds a space inside the key; it must hold only the API key`);
-  // It travels in a header, which carries printable ASCII only (undici refuses the rest before sending
-  // anything). The character itself is not shown: it is part of a secret.
-  const position = [...key].findIndex((char) => !/^[\x21-\x7e]$/.test(char));
-  if (position !== -1) {
-    throw new UsageError(
-      `${where}: character ${position + 1} of the key is not printable ASCII; an API key holds only letters, digits and punctuation`,
-    );
-  }
+  const read = keyOfFileText(text, file, source);
+  if ('problem' in read) throw new UsageError(read.problem);
+  return read.key;
 }
 
 /** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
@@ -48,7 +31,8 @@ function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string
       notice: `both WEBSITES_SYNC_API_KEY and the key file ${config.apiKeyFile} are set; the key file wins`,
     };
   }
-  if (config.apiKey) checkKey(config.apiKey, 'WEBSITES_SYNC_API_KEY');
+  const problem = config.apiKey ? apiKeyProblem(config.apiKey, 'WEBSITES_SYNC_API_KEY') : undefined;
+  if (problem) throw new UsageError(problem);
   return { apiKey: config.apiKey };
 }
 

@@ -1,24 +1,18 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { PlanLimit, RemoteWebsite } from '../model/index.js';
-import { summarise, toJsonPlan } from '../plan/index.js';
-import {
-  classifyRun,
-  Interrupted,
-  type ReconcileResult,
-  reconcile,
-  summariseOutcome,
-} from '../reconcile/index.js';
+import { Interrupted, type ReconcileResult, reconcile } from '../reconcile/index.js';
 import type { Leadership } from '../state/index.js';
 import { ConditionLog } from './condition-log.js';
+import { keyAdvice, ServiceInUse } from './key-file.js';
 import { KnownListing } from './known-listing.js';
 import { LeaderElection } from './leadership.js';
 import { type GoodManifest, ManifestSource } from './manifest-source.js';
 import { notifyRun, RunHealth } from './run-health.js';
-import { heldBackOf, logRun, refusedDeletesOf, suffix, warnHeldBack } from './run-log.js';
+import { endOfRun, heldBackOf, logRun, refusedDeletesOf, suffix } from './run-log.js';
 import { realTimers, Scheduler, type Trigger, withinGrace } from './scheduler.js';
 import type { DaemonEvents, DaemonOptions, Readiness, RunReport } from './types.js';
-import { planWarning, WarningLog } from './warning-log.js';
+import { WarningLog } from './warning-log.js';
 import { ManifestWatcher } from './watch.js';
 
 // The daemon decides when the pipeline runs and keeps the last good manifest in force; each run is
@@ -41,6 +35,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly #election: LeaderElection;
   readonly #health: RunHealth;
   readonly #conditions: ConditionLog;
+  readonly #client: ServiceInUse;
   #runs = 0;
   #leading: boolean | undefined; // the role the election told last
   /** Whether the run in progress read the whole account (a resync), or only what an edit touched. */
@@ -55,8 +50,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#logger = options.logger.child({ stage: 'daemon' });
     this.#now = options.now ?? Date.now;
     this.#warnings = new WarningLog(options.logger);
-    this.#health = new RunHealth(options.notifier);
+    this.#health = new RunHealth(options.notifier, keyAdvice(options.keyFile));
     this.#conditions = options.conditions ?? new ConditionLog();
+    this.#client = new ServiceInUse(options, options.keyFile, options.logger);
     this.#source = new ManifestSource({
       file: options.manifest,
       env: options.env,
@@ -122,7 +118,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#abort.abort();
     // Whatever the client waits for (a retry's pause, the rate limit's window, the key's budget) ends
     // now: the stop waits only for the requests really in flight.
-    this.#options.service.stop?.();
+    this.#client.service.stop?.();
     const finished = this.#scheduler.stop();
     await this.#watcher.close();
     const graceful = await withinGrace(finished, graceMs, this.#options.timers ?? realTimers);
@@ -132,7 +128,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
 
   /** Requests sent to the service and not answered yet (0 when the service does not count them). */
   get inFlight(): number {
-    return this.#options.service.inFlight ?? 0;
+    return this.#client.service.inFlight ?? 0;
   }
 
   /** True while a run is in progress (a pending one only waits behind a run in progress). */
@@ -212,9 +208,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       return { result: 'invalid_manifest', outcomes: [], reason: this.#source.firstError };
     }
     if (this.#abort.signal.aborted) return { result: 'interrupted', outcomes: [], reason: 'shutting down' };
+    // A new key in the key file: a new client, which has read nothing yet (see ServiceInUse).
+    if (await this.#client.beforeRun()) this.#known.forget();
     // An edit of the manifest is applied without reading the whole account again (see KnownListing).
     const edit = triggers.every((trigger) => trigger === 'change');
-    const read = edit ? this.#known.targetedRead(manifest.desired, this.#options.service, logger) : undefined;
+    const read = edit ? this.#known.targetedRead(manifest.desired, this.#client.service, logger) : undefined;
     this.#readWhole = read === undefined;
     const result = await this.#reconcile({ manifest, logger, read, leadership }).catch((error: unknown) => {
       this.#known.forget();
@@ -224,7 +222,13 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (!read) this.#planLimit = result.planLimit;
     this.#health.completed();
     notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun });
-    return this.#classify(result, logger);
+    const dryRun = this.#options.dryRun;
+    return endOfRun(result, {
+      dryRun,
+      logger,
+      conditions: this.#conditions,
+      tell: (warnings) => this.#warnings.tell(warnings, true),
+    });
   }
 
   #reconcile(run: {
@@ -239,9 +243,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       ...(read ? { read } : {}),
       desired: manifest.desired,
       warnings: manifest.warnings,
-      service: options.service,
+      service: this.#client.service,
       baseUrl: options.baseUrl,
-      secret: options.secret,
+      secret: this.#client.secret,
       state: run.leadership,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),
@@ -260,21 +264,6 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       conditions: this.#conditions,
       onApply: () => options.rateBudget?.budget.use(1),
     });
-  }
-
-  #classify(result: ReconcileResult, logger: Logger): RunEnd {
-    const summary = summarise(result.plan);
-    if (this.#options.dryRun) {
-      logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
-    }
-    warnHeldBack(result, logger, this.#conditions);
-    // What a dry run prints, the daemon logs: every warning of the plan, once while it stands.
-    this.#warnings.tell(result.plan.warnings.map(planWarning), true);
-    const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun: this.#options.dryRun }));
-    const outcomes = result.applied?.outcomes ?? [];
-    return reason === undefined
-      ? { result: label, summary, outcomes }
-      : { result: label, summary, outcomes, reason };
   }
 
   #finish(report: RunReport, logger: Logger): void {

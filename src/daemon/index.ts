@@ -3,6 +3,7 @@
 export { ConditionLog } from './condition-log.js';
 export { Daemon } from './daemon.js';
 export { type HealthServer, type ListenAddress, parseListen, startHealthServer } from './health.js';
+export { type KeyFileOptions, keyAdvice, type ServiceConnection } from './key-file.js';
 export { type DaemonHandle, DEFAULT_GRACE_MS, type LaunchOptions, launchDaemon } from './launch.js';
 export { DaemonMetrics, type DaemonMetricsOptions, RUN_RESULTS, type RunResult } from './metrics.js';
 export { realTimers, Scheduler, type Timers, type Trigger } from './scheduler.js';

@@ -1,6 +1,7 @@
 import { eventsOfRun, manifestEvent, type Notifier, runEvent } from '../notify/index.js';
 import { factsOfRun, type ReconcileResult } from '../reconcile/index.js';
 import { KeyRevokedError } from '../service/index.js';
+import { KeyNotRenewedError } from './key-file.js';
 import type { Trigger } from './scheduler.js';
 
 // Whether the daemon's runs complete, and its manifest is valid, for its webhook: a run that ends
@@ -8,24 +9,33 @@ import type { Trigger } from './scheduler.js';
 // first run that completes after it is told too, as `manifest_invalid` and `manifest_valid` are for
 // the file.
 
-/** A revoked key stops every later run the same way: one text for all of them, with what to do. */
-const REVOKED =
-  "the service refused the API key after accepting it: it was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Nothing is sent with it any more: restart the daemon with the new key in WEBSITES_SYNC_API_KEY or the --api-key-file.";
+/**
+ * A revoked key stops every later run the same way (until a new key is read from the key file): one
+ * text for all of them, with what to do (`advice`, for where the key comes from).
+ */
+function revokedText(advice: string): string {
+  const todo = `${advice.charAt(0).toLowerCase()}${advice.slice(1)}`;
+  return `the service refused the API key after accepting it: it was rotated or revoked (regenerating it in the service's web interface ends the old one at once). Nothing is sent with it any more: ${todo}`;
+}
 
 export class RunHealth {
   readonly #notifier: Notifier | undefined;
+  readonly #revoked: string;
   #failing = false;
   #wasValid: boolean | undefined;
 
-  constructor(notifier: Notifier | undefined) {
+  /** `keyAdvice`: what to do about a rotated key (keyAdvice() of where the key comes from). */
+  constructor(notifier: Notifier | undefined, keyAdvice: string) {
     this.#notifier = notifier;
+    this.#revoked = revokedText(keyAdvice);
   }
 
   /** A run ended without a plan, for `error`. */
   failed(error: unknown): void {
     this.#failing = true;
-    const reason =
-      error instanceof KeyRevokedError ? REVOKED : error instanceof Error ? error.message : String(error);
+    const revoked =
+      error instanceof KeyRevokedError || (error instanceof KeyNotRenewedError && error.revoked);
+    const reason = revoked ? this.#revoked : error instanceof Error ? error.message : String(error);
     this.#notifier?.notify([runEvent(reason)]);
   }
 

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { type ConditionSink, sayCondition } from '../model/index.js';
-import { type PlanSummary, refusalText } from '../plan/index.js';
-import type { ReconcileResult } from '../reconcile/index.js';
+import { type PlanSummary, refusalText, summarise, toJsonPlan } from '../plan/index.js';
+import { classifyRun, type ReconcileResult, summariseOutcome } from '../reconcile/index.js';
+import type { RunReport } from './types.js';
+import { planWarning, type Warning } from './warning-log.js';
 
 // What each run says in the log: its result line, and what its plan held back (observed drift, pending
 // deletes, protected websites), which the metrics count too.
@@ -120,4 +122,24 @@ export function logRun(report: RunLine, logger: Logger): void {
   if (report.result === 'success') logger.info(fields, message);
   else if (report.result === 'failure') logger.error(fields, message);
   else logger.warn(fields, message);
+}
+
+/** How a run that planned ended, and what it logs: the plan in observe mode, what it held back, warnings. */
+export function endOfRun(
+  result: ReconcileResult,
+  run: { dryRun: boolean; logger: Logger; conditions: ConditionSink; tell: (warnings: Warning[]) => void },
+): Omit<RunReport, 'run' | 'triggers' | 'durationMs'> {
+  const { dryRun, logger } = run;
+  const summary = summarise(result.plan);
+  if (dryRun) {
+    logger.info({ stage: 'plan', plan: toJsonPlan(result.plan) }, 'observe mode: the plan was not applied');
+  }
+  warnHeldBack(result, logger, run.conditions);
+  // What a dry run prints, the daemon logs: every warning of the plan, once while it stands.
+  run.tell(result.plan.warnings.map(planWarning));
+  const { result: label, reason } = summariseOutcome(classifyRun(result, { dryRun }));
+  const outcomes = result.applied?.outcomes ?? [];
+  return reason === undefined
+    ? { result: label, summary, outcomes }
+    : { result: label, summary, outcomes, reason };
 }

@@ -9,6 +9,7 @@ import type { RunSettings } from '../reconcile/index.js';
 import type { RateBudget, WebsiteService } from '../service/index.js';
 import type { StateStore } from '../state/index.js';
 import type { ConditionLog } from './condition-log.js';
+import type { KeyFileOptions } from './key-file.js';
 import type { DaemonMetrics, RunResult } from './metrics.js';
 import type { Timers, Trigger } from './scheduler.js';
 
@@ -22,6 +23,11 @@ export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
   /** For `${NAME}` interpolation in the manifest. */
   env: NodeJS.ProcessEnv;
   service: WebsiteService;
+  /**
+   * The key came from this file (`--api-key-file`): read again before a run once the service refused
+   * the key, or when it changed; a new key gets a new client. Without it the key cannot change.
+   */
+  keyFile?: KeyFileOptions;
   /** The state (a file, or PostgreSQL shared by replicas that elect one leader), opened at start-up. */
   store: StateStore;
   /** A standby's tries to take over (default 5 s): the longest a failover waits after the leader is gone. */

@@ -11,6 +11,7 @@ import { readRecord } from './answers.js';
 import { jsonExcerptOf, ServiceError } from './errors.js';
 import { readPlanLimit, readTraffic, type TrafficWindow } from './guard-reads.js';
 import type { HttpTransport, JsonResponse } from './http.js';
+import type { KeyRefusal } from './key-watch.js';
 import { readListing, sameListing } from './listing.js';
 import { lookupFailed } from './lookup-after.js';
 import { notAddingUp } from './page-checks.js';
@@ -64,6 +65,8 @@ export interface WebsiteService {
   stop?(): void;
   /** Requests sent and not answered yet: what a stop still waits for. */
   readonly inFlight?: number;
+  /** Whether the service refused the key: at once, or after accepting it (rotated or revoked). */
+  readonly keyRefusal?: KeyRefusal | undefined;
 }
 
 export interface HttpWebsiteServiceOptions {
@@ -95,6 +98,10 @@ export class HttpWebsiteService implements WebsiteService {
 
   get inFlight(): number {
     return this.#http.inFlight;
+  }
+
+  get keyRefusal(): KeyRefusal | undefined {
+    return this.#http.keyRefusal;
   }
 
   async listWebsites(): Promise<RemoteWebsite[]> {

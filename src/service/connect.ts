@@ -22,6 +22,8 @@ export interface ConnectOptions {
   redact: Redact;
   /** The retries' count and pauses (DEFAULT_RETRY; tests shorten the pauses). */
   retry?: Partial<RetryTuning>;
+  /** What a refusal of the key part-way says to do (default: set the new key and run again). */
+  keyAdvice?: string;
 }
 
 /** The part of the settings the service client takes as it is. */
@@ -41,6 +43,7 @@ export function connectService(options: ConnectOptions): {
     timeoutMs: options.timeoutMs,
     hooks: options.hooks,
     redact: options.redact,
+    ...(options.keyAdvice ? { keyAdvice: options.keyAdvice } : {}),
     ...(options.rateWindowMs ? { rateWindowMs: options.rateWindowMs } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.retry ? { retry: options.retry } : {}),

@@ -5,7 +5,7 @@ import type { AttemptHooks } from './attempt-types.js';
 import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
 import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
-import { KeyWatch } from './key-watch.js';
+import { type KeyRefusal, KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
 import { headerOf, type RawAnswer, redirectError } from './redirects.js';
 import {
@@ -44,6 +44,8 @@ export interface HttpOptions {
   budget?: RateBudget;
   /** Masks the run's secrets in excerpts of the service's answers (none by default). */
   redact?: Redact;
+  /** What a refusal of the key part-way says to do (default: set the new key and run again). */
+  keyAdvice?: string;
 }
 
 export interface RequestOptions {
@@ -70,7 +72,7 @@ export class HttpTransport {
   /** Masks the run's secrets in what the service answered, before an excerpt is cut from it. */
   readonly redact: Redact;
   readonly #gate = new StopGate();
-  readonly #key = new KeyWatch(() => this.stop());
+  readonly #key: KeyWatch;
   readonly #throttle: ThrottleWatch;
   readonly #wire: Wire = { inFlight: 0 };
 
@@ -82,6 +84,7 @@ export class HttpTransport {
       accept: 'application/json',
       'user-agent': options.userAgent,
     };
+    this.#key = new KeyWatch(() => this.stop(), options.keyAdvice);
     const tuning = { ...DEFAULT_RETRY, ...options.retry };
     this.#timeoutMs = options.timeoutMs;
     this.redact = options.redact ?? ((text) => text);
@@ -174,6 +177,11 @@ export class HttpTransport {
   /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */
   stop(): void {
     this.#gate.stop();
+  }
+
+  /** Whether the service refused the key: at once, or after accepting it (rotated or revoked). */
+  get keyRefusal(): KeyRefusal | undefined {
+    return this.#key.refusal;
   }
 
   /** Attempts sent and not answered yet: what a stop really waits for (not those waiting their turn). */

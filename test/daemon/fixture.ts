@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir, mkdtemp, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { logRetry } from '../../src/cli/connect.js';
 import { createLogger } from '../../src/cli/logger.js';
 import {
@@ -9,6 +9,7 @@ import {
   Daemon,
   type DaemonHandle,
   DaemonMetrics,
+  keyAdvice,
   type LaunchOptions,
   launchDaemon,
   type RunReport,
@@ -49,6 +50,11 @@ export interface FixtureOptions {
   budget?: RateBudget;
   /** The client's retries (the defaults' pauses last seconds). */
   retry?: Partial<RetryTuning>;
+  /**
+   * The key comes from a file (`--api-key-file`) in a directory of its own: written plainly, or laid
+   * out as a Kubernetes Secret volume (`..data` symlink). A new key read there gets a new client.
+   */
+  keyFile?: 'plain' | 'secret';
 }
 
 export interface Fixture {
@@ -75,6 +81,8 @@ export interface Fixture {
   /** SIGHUP, as an operator asks for a resync; resolves with the first later run that matches. */
   resync(match?: (run: RunReport) => boolean): Promise<RunReport>;
   url(path: string): string;
+  /** The API key file (with `keyFile`). */
+  keyFile: string;
   close(): Promise<void>;
 }
 
@@ -97,22 +105,36 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   const metrics = new DaemonMetrics();
   // As the CLI's daemon: the client's retries are logged through the daemon's conditions.
   const conditions = new ConditionLog();
-  const client = connect({
-    baseUrl: sim.url,
-    apiKey: sim.apiKey,
-    version: 'test',
-    timeoutMs: 5_000,
-    concurrency: 4,
-    hooks: { ...metrics.hooks, onRetry: logRetry(logger, conditions) },
-    redact: (text) => text,
-    ...(options.budget ? { budget: options.budget } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
-  });
+  const keyFile = join(dir, 'secret', 'api-key');
+  if (options.keyFile) await writeSecret(keyFile, sim.apiKey, options.keyFile === 'secret');
+  const clientFor = (apiKey: string) =>
+    connect({
+      baseUrl: sim.url,
+      apiKey,
+      version: 'test',
+      timeoutMs: 5_000,
+      concurrency: 4,
+      hooks: { ...metrics.hooks, onRetry: logRetry(logger, conditions) },
+      redact: (text) => text,
+      ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+      keyAdvice: keyAdvice(options.keyFile ? { path: keyFile, source: '--api-key-file' } : undefined),
+    });
+  let client = clientFor(sim.apiKey);
+  // As the CLI does (commands/daemon.ts): the client before is closed, no run uses it any more.
+  const reconnect = (apiKey: string) => {
+    void client.close();
+    client = clientFor(apiKey);
+    return { service: client.service, secret: `test-secret:${apiKey}` };
+  };
   const signals = new EventEmitter();
   const launch: LaunchOptions = {
     ...DEFAULTS,
     manifest: file,
     service: client.service,
+    ...(options.keyFile
+      ? { keyFile: { path: keyFile, source: '--api-key-file', apiKey: sim.apiKey, reconnect } }
+      : {}),
     baseUrl: sim.url,
     secret: 'test-secret',
     // Beside the manifest on purpose: saving it must not look like a manifest change.
@@ -158,6 +180,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     },
     settle: () => settle({ dir, logs, handle, until }),
     url: (path) => `${handle.health!.url}${path}`,
+    keyFile,
     close: async () => {
       await handle.shutdown('test over');
       await client.close();
@@ -247,24 +270,34 @@ export async function writeInPlace(file: string, text: string): Promise<void> {
 }
 
 /** The kubelet's layout: `websites.yaml` → `..data/websites.yaml`, `..data` → `..<timestamp>`. */
-async function createConfigMap(dir: string, text: string): Promise<void> {
-  const version = await writeConfigMapVersion(dir, text);
+async function createConfigMap(dir: string, text: string, name = 'websites.yaml'): Promise<void> {
+  const version = await writeConfigMapVersion(dir, text, name);
   await symlink(version, join(dir, '..data'));
-  await symlink(join('..data', 'websites.yaml'), join(dir, 'websites.yaml'));
+  await symlink(join('..data', name), join(dir, name));
 }
 
-async function writeConfigMapVersion(dir: string, text: string): Promise<string> {
+/** The key file, as `--api-key-file` names it: plainly, or in a Secret volume's layout (as a ConfigMap's). */
+async function writeSecret(file: string, key: string, kubelet: boolean): Promise<void> {
+  await mkdir(dirname(file));
+  if (kubelet) await createConfigMap(dirname(file), `${key}\n`, basename(file));
+  else await writeFile(file, `${key}\n`);
+}
+
+async function writeConfigMapVersion(dir: string, text: string, file: string): Promise<string> {
   const name = `..2026_01_01_00_00_00.${process.hrtime.bigint()}`;
   await mkdir(join(dir, name));
-  await writeFile(join(dir, name, 'websites.yaml'), text);
+  await writeFile(join(dir, name, file), text);
   return name;
 }
 
-/** The kubelet's update: a new timestamped directory, `..data_tmp` renamed over `..data`, old one removed. */
+/**
+ * The kubelet's update of a ConfigMap or Secret volume: a new timestamped directory, `..data_tmp`
+ * renamed over `..data`, the old one removed.
+ */
 export async function swapConfigMap(file: string, text: string): Promise<void> {
   const dir = dirname(file);
   const previous = await readlink(join(dir, '..data'));
-  const version = await writeConfigMapVersion(dir, text);
+  const version = await writeConfigMapVersion(dir, text, basename(file));
   await symlink(version, join(dir, '..data_tmp'));
   await rename(join(dir, '..data_tmp'), join(dir, '..data'));
   await rm(join(dir, previous), { recursive: true, force: true });

@@ -3,11 +3,14 @@ import {
   ConditionLog,
   Daemon,
   DaemonMetrics,
+  type KeyFileOptions,
+  keyAdvice,
   type LaunchOptions,
   type ListenAddress,
   launchDaemon,
   parseListen,
 } from '../../daemon/index.js';
+import type { AttemptHooks } from '../../service/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { type DaemonNotifier, daemonNotifier } from '../daemon-notifier.js';
@@ -28,7 +31,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   const listen = listenAddress(config.listen, config.sources.listen);
   const metrics = new DaemonMetrics();
   const logger = commandLogger(config, io, false);
-  const { client, periodic, conditions } = connectDaemon(config, io, metrics, logger);
+  const { client, periodic, keyFile, close, conditions } = connectDaemon(config, io, metrics, logger);
   const { baseUrl, secret } = client;
   // Before the first run: an unreachable or unusable state stops the start, naming why.
   const store = await openStoreFromConfig(config, io, { baseUrl, logger, heartbeatMs: config.leaderPollMs });
@@ -40,6 +43,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       manifest: config.manifest,
       env: io.env,
       service: client.service,
+      ...(keyFile ? { keyFile } : {}),
       store,
       leaderPollMs: config.leaderPollMs,
       baseUrl,
@@ -64,9 +68,9 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
     await notifying?.settled();
   } finally {
     await store.close();
-    if (code === EXIT.ok) await client.close();
+    if (code === EXIT.ok) await close();
     else {
-      void client.close();
+      void close();
       // Requests abandoned after the grace period would hold the process open until they time out.
       setTimeout(() => process.exit(code), 1000).unref();
     }
@@ -75,20 +79,39 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
   return code;
 }
 
-/** The service client of the daemon, whose retries are said through the daemon's conditions. */
+/**
+ * The first client, whose retries are said through the daemon's conditions, and with `--api-key-file`
+ * how the daemon gets one for a new key it reads there (the one before is closed: no run uses it any
+ * more); `close` closes the one in use.
+ */
 function connectDaemon(config: Config, io: Io, metrics: DaemonMetrics, logger: Logger) {
   // Periodic resyncs leave half of the key's limit to its other users unless --rate-budget says otherwise.
   const periodic = config.rateBudget ?? 0.5;
   // One for the client's retries and the daemon's runs: an outage is said once, not at every resync.
   const conditions = new ConditionLog();
+  const file = config.apiKeyFile
+    ? { path: config.apiKeyFile, source: config.sources['api-key-file'] }
+    : undefined;
   const client = connectFromConfig(config, io, {
     hooks: metrics.hooks,
     logger,
     budget: periodic,
     conditions,
+    keyAdvice: keyAdvice(file),
   });
   metrics.watchRate(client.budget);
-  return { client, periodic, conditions };
+  let current: { close: () => Promise<void> } = client;
+  const close = () => current.close();
+  const common = { client, periodic, close, conditions };
+  if (!file) return { ...common, keyFile: undefined };
+  const reconnect = (apiKey: string) => {
+    const next = client.connect(apiKey);
+    void current.close();
+    current = next;
+    return next;
+  };
+  const keyFile: KeyFileOptions = { ...file, apiKey: client.apiKey, reconnect };
+  return { ...common, keyFile };
 }
 
 /** The daemon, built first so that its becoming the leader is heard from the first time, started. */

@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import { manifestText } from './fixture.js';
+
+// The built CLI as a container runs it: the key in a file (--api-key-file), rotated in the service's
+// web interface, then written to the file. The same process goes on with the new key.
+const MAIN = join(import.meta.dirname, '../../dist/cli/main.js');
+const NEW_KEY = 'regenerated-in-the-web-ui';
+
+type Line = Record<string, unknown> & { msg: string };
+
+let cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+function startDaemon(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const lines: Line[] = [];
+  const waiters: Array<() => void> = [];
+  createInterface({ input: child.stderr! }).on('line', (text) => {
+    stderr += `${text}\n`;
+    lines.push(JSON.parse(text) as Line);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** The first line after the `after`-th that matches. */
+  const next = async (after: number, match: (line: Line) => boolean): Promise<Line> => {
+    for (;;) {
+      const found = lines.slice(after).find(match);
+      if (found) return found;
+      await new Promise<void>((wake) => waiters.push(wake));
+    }
+  };
+  return { child, lines, exited, next, stderr: () => stderr };
+}
+
+describe('daemon (built CLI): a key rotated, then written to --api-key-file', () => {
+  it('goes on with the new key without a restart, and never shows it', async () => {
+    expect(existsSync(MAIN), `${MAIN} is missing: build first (npm run build)`).toBe(true);
+    const sim = await startSimulator({});
+    cleanup.push(() => sim.close());
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-file-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const manifest = join(dir, 'websites.yaml');
+    const keyFile = join(dir, 'api-key');
+    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
+    await writeFile(keyFile, `${sim.apiKey}\n`);
+    const cli = startDaemon([
+      ...['--manifest', manifest, '--base-url', sim.url, '--api-key-file', keyFile],
+      ...['--state-file', join(dir, 'state.json'), '--listen', '127.0.0.1:0'],
+    ]);
+    cleanup.push(async () => {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    });
+    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    const serving = await cli.next(0, (line) => line.stage === 'health' && 'url' in line);
+    const readyz = async () => (await fetch(`${String(serving.url)}/readyz`)).status;
+    await cli.next(0, isRun);
+
+    sim.setFaults({ rotateKeyAfter: 1, rotatedKey: NEW_KEY });
+    let seen = cli.lines.length;
+    cli.child.kill('SIGHUP');
+    const refused = await cli.next(seen, isRun);
+    expect(refused.result).toBe('failure');
+    expect(refused.msg).toContain(`rotated or revoked`);
+    expect(refused.msg).toContain(`Write the new key into ${keyFile} (--api-key-file)`);
+    expect(await readyz()).toBe(503);
+
+    await writeFile(keyFile, `${NEW_KEY}\n`);
+    seen = cli.lines.length;
+    cli.child.kill('SIGHUP');
+    const renewed = await cli.next(seen, isRun);
+    expect(renewed).toMatchObject({ result: 'success' });
+    expect(await readyz()).toBe(200);
+
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.stderr()).not.toContain(NEW_KEY);
+  });
+
+  it('with the key in WEBSITES_SYNC_API_KEY, says to restart: the environment cannot change', async () => {
+    const sim = await startSimulator({});
+    cleanup.push(() => sim.close());
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-env-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const manifest = join(dir, 'websites.yaml');
+    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
+    const cli = startDaemon(
+      ['--manifest', manifest, '--base-url', sim.url, '--state-file', join(dir, 'state.json')],
+      { WEBSITES_SYNC_API_KEY: sim.apiKey },
+    );
+    cleanup.push(async () => {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    });
+    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    await cli.next(0, isRun);
+    sim.setFaults({ rotateKeyAfter: 1, rotatedKey: NEW_KEY });
+    const seen = cli.lines.length;
+    cli.child.kill('SIGHUP');
+    const refused = await cli.next(seen, isRun);
+    expect(refused.msg).toMatch(
+      /rotated or revoked.*Restart the daemon with the new key in WEBSITES_SYNC_API_KEY: a key given in the environment is read only at start/,
+    );
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+});
