@@ -172,13 +172,17 @@ describe('notifications from the daemon', () => {
 });
 
 describe('notifications from the daemon: a run that fails', () => {
-  async function daemonWithHook(simulator: Parameters<typeof startFixture>[0]['simulator'] = {}) {
+  async function daemonWithHook(
+    simulator: Parameters<typeof startFixture>[0]['simulator'] = {},
+    keyFile?: 'plain',
+  ) {
     const url = await startReceiver();
     const notifier = new Notifier({ url, logger: pino({ level: 'silent' }), redact: (t) => t });
     const f = await startFixture({
       manifest: manifestText([{ domain: 'a.example.com' }]),
       simulator,
       daemon: { notifier },
+      ...(keyFile ? { keyFile } : {}),
     });
     fixture = f;
     const sighup = async (result: string) => {
@@ -216,6 +220,21 @@ describe('notifications from the daemon: a run that fails', () => {
     await sighup('failure');
     expect(received.map((e) => e.event)).toEqual(['run_failed']);
     expect(received[0]!.text).toMatch(/rotated or revoked.*restart the daemon with the new key/s);
+    expect(JSON.stringify(received)).not.toContain(f.sim.apiKey);
+  });
+
+  it('tells a revoked key once while the key file holds it, and that runs complete once it holds the new one', async () => {
+    const { f, sighup } = await daemonWithHook({}, 'plain');
+    f.sim.setApiKey('regenerated-in-the-web-ui');
+    await sighup('failure');
+    await sighup('failure');
+    await sighup('failure');
+    await writeFile(f.keyFile, 'regenerated-in-the-web-ui\n');
+    await sighup('success');
+    expect(received.map((e) => e.event)).toEqual(['run_failed', 'run_recovered']);
+    expect(received[0]!.text).toContain(
+      `rotated or revoked (regenerating it in the service's web interface ends the old one at once). Nothing is sent with it any more: write the new key into ${f.keyFile} (--api-key-file): the daemon reads it again before every run, no restart needed.`,
+    );
     expect(JSON.stringify(received)).not.toContain(f.sim.apiKey);
   });
 });
