@@ -10,7 +10,6 @@ import {
   launchDaemon,
   parseListen,
 } from '../../daemon/index.js';
-import type { AttemptHooks } from '../../service/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { type DaemonNotifier, daemonNotifier } from '../daemon-notifier.js';
