@@ -36,32 +36,123 @@ function previousMark(text: string, lineStart: number, i: number): string {
   return j < lineStart ? '' : (text[j] as string);
 }
 
+/** Characters that cannot start a plain scalar outside brackets (spaces, indicators, quotes). */
+const NOT_PLAIN = new Set([
+  ' ',
+  '\t',
+  '-',
+  '?',
+  ':',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '#',
+  '"',
+  "'",
+  '|',
+  '>',
+  '&',
+  '!',
+  '*',
+  '%',
+  '@',
+  '`',
+]);
+
+/** Where a plain scalar outside brackets stops: at `: ` (a key's end), ` #` (a comment) or the line's end. */
+function plainEnd(text: string, i: number): number {
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '\n') return j;
+    const next = text[j + 1];
+    if (c === ':' && (next === ' ' || next === '\t' || next === '\n' || next === undefined)) return j;
+    if (c === '#' && (text[j - 1] === ' ' || text[j - 1] === '\t')) return j;
+  }
+  return text.length;
+}
+
+/** The index of the newline ending the line from `lineStart`, when the line belongs to a block scalar. */
+function blockLineEnd(text: string, lineStart: number, parentIndent: number): number | undefined {
+  let at = lineStart;
+  while (text[at] === ' ') at++;
+  const end = text.indexOf('\n', lineStart);
+  const blank = at === text.length || text[at] === '\n' || text[at] === '\r';
+  return blank || at - lineStart > parentIndent ? (end === -1 ? text.length : end) : undefined;
+}
+
+function leadingSpaces(text: string, lineStart: number): number {
+  let at = lineStart;
+  while (text[at] === ' ') at++;
+  return at - lineStart;
+}
+
+/** Scans the text for nesting; brackets count only where YAML reads them as brackets. */
+class DepthScan {
+  flow = 0;
+  line = 1;
+  lineStart = 0;
+  indent = true;
+  /** The indentation of the line holding a `|` or `>` header, while its block scalar lasts; else -1. */
+  block = -1;
+
+  constructor(readonly text: string) {}
+
+  /** The index to continue from after a newline at `i` (past the lines of a block scalar). */
+  newline(i: number): number {
+    this.line++;
+    this.lineStart = i + 1;
+    this.indent = true;
+    if (this.block < 0) return i;
+    const end = blockLineEnd(this.text, this.lineStart, this.block);
+    if (end !== undefined) return end - 1;
+    this.block = -1;
+    return i;
+  }
+
+  /** The index to continue from after a character that is not a bracket, quote or comment, outside brackets. */
+  outsideFlow(i: number, c: string): number {
+    const { text } = this;
+    const mark = previousMark(text, this.lineStart, i);
+    const valueStart = mark === '' || mark === ':' || mark === '-' || mark === '?';
+    if ((c === '|' || c === '>') && valueStart) {
+      this.block = leadingSpaces(text, this.lineStart);
+      const end = text.indexOf('\n', i);
+      return (end === -1 ? text.length : end) - 1;
+    }
+    if (c === '&' || c === '!' || c === '*') {
+      const end = text.slice(i).search(/[ \t\n]/);
+      return end === -1 ? text.length : i + end - 1;
+    }
+    return NOT_PLAIN.has(c) ? i : plainEnd(text, i) - 1;
+  }
+}
+
 /** Line and column (1-based) where nesting first goes too deep, or undefined. */
 export function tooDeep(text: string): { line: number; column: number } | undefined {
-  let flow = 0;
-  let line = 1;
-  let lineStart = 0;
-  let indent = true;
+  const scan = new DepthScan(text);
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string;
     if (c === '\n') {
-      line++;
-      lineStart = i + 1;
-      indent = true;
+      i = scan.newline(i);
       continue;
     }
-    if (indent && !INDENTATION.has(c)) indent = false;
-    if (indent && i - lineStart >= MAX_INDENT) return { line, column: i - lineStart + 1 };
+    if (scan.indent && !INDENTATION.has(c)) scan.indent = false;
+    if (scan.indent && i - scan.lineStart >= MAX_INDENT)
+      return { line: scan.line, column: i - scan.lineStart + 1 };
     if (c === '"' || c === "'") {
-      const mark = previousMark(text, lineStart, i);
+      const mark = previousMark(text, scan.lineStart, i);
       if (mark === '' || OPENS_SCALAR.has(mark)) i = quoteEnd(text, i);
-    } else if (c === '#' && (i === lineStart || text[i - 1] === ' ' || text[i - 1] === '\t')) {
+    } else if (c === '#' && (i === scan.lineStart || text[i - 1] === ' ' || text[i - 1] === '\t')) {
       const end = text.indexOf('\n', i);
       i = (end === -1 ? text.length : end) - 1;
     } else if (c === '[' || c === '{') {
-      if (++flow > MAX_FLOW_DEPTH) return { line, column: i - lineStart + 1 };
+      if (++scan.flow > MAX_FLOW_DEPTH) return { line: scan.line, column: i - scan.lineStart + 1 };
     } else if (c === ']' || c === '}') {
-      flow = Math.max(0, flow - 1);
+      scan.flow = Math.max(0, scan.flow - 1);
+    } else if (scan.flow === 0 && !scan.indent) {
+      i = scan.outsideFlow(i, c);
     }
   }
   return undefined;

@@ -151,6 +151,29 @@ describe('bytes that are not a manifest a parser can take', () => {
     expect(desired?.websites.map((w) => w.password).slice(0, 2)).toEqual(['[["{[[', "[[{'[["]);
   });
 
+  it.each([
+    ['a plain value', (b: string) => `    ignore_fields: email${b}\n`],
+    ['a quoted value', (b: string) => `    ignore_fields: "email${b}"\n`],
+    [
+      'a literal block',
+      (b: string) => `    exclude_params: |\n      utm_source\n      x${b}\n      fbclid${b}\n`,
+    ],
+    ['a folded block', (b: string) => `    exclude_params: >-\n      utm${b}\n\n      ${b}x\n`],
+  ])('counts no bracket inside %s: 65 unbalanced "[" are not nesting', (_name, value) => {
+    const entries = Array.from({ length: 70 }, (_, i) => `  - domain: s${i}.example.com\n${value('[')}`);
+    const text = `version: 1\nwebsites:\n${entries.join('')}`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems.filter((p) => /nested too deeply/.test(p.message))).toEqual([]);
+  });
+
+  it('still refuses flow lists nested too deeply after a block scalar and a plain value', () => {
+    const text = `version: 1\nnote: |\n  [[[\nx: a[b\nwebsites: ${'['.repeat(65)}${']'.repeat(65)}\n`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      expect.objectContaining({ line: 5, column: 75, message: expect.stringMatching(/nested too deeply/) }),
+    ]);
+  });
+
   it('reports block nesting thousands of levels deep too', () => {
     const deep = Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n');
     const { problems } = parseManifest(`version: 1\n${deep}\n`, { file: 'websites.yaml', env: {} });
