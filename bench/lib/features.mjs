@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cliCommand } from './processes.mjs';
+import { INVALID_MANIFEST_TARGET_MB, invalidManifestScenario } from './scenarios-invalid.mjs';
 import { killScenario } from './scenarios-kill.mjs';
 import { adoptScenario, manifestEditScenario, neighbourScenario } from './scenarios-rate.mjs';
 import { stateBackendScenario } from './scenarios-state.mjs';
@@ -57,6 +58,13 @@ export const FEATURE_ROWS = [
     target: "the state a small share of a run's time with either backend",
     present: () => hasOption('--state-url-file'),
     measure: (dir) => stateBackendScenario(dir),
+  },
+  {
+    id: 'invalid-manifest',
+    name: '`validate` of a 10,000-website manifest with one unknown key (the full path, with positions)',
+    target: `peak RSS < ${INVALID_MANIFEST_TARGET_MB} MB, the error located at its line`,
+    present: async () => true,
+    measure: (dir) => invalidManifestScenario(dir),
   },
 ];
 
