@@ -18,7 +18,7 @@ import {
   type Substitution,
 } from './interpolate.js';
 import { issuesToFindings } from './issues.js';
-import { type Finding, formatPath, Locator } from './locate.js';
+import { documentTree, type Finding, formatPath, Locator } from './locate.js';
 import {
   conversionSite,
   type PasswordSpan,
@@ -28,6 +28,7 @@ import {
   startsWithIndicator,
   unresolvedAlias,
 } from './password-syntax.js';
+import { type Read, readPiecewise } from './read-pieces.js';
 import { resolveManifest } from './resolve.js';
 import { manifestSchema } from './schema.js';
 import { parseWithPositions } from './yaml-lib.js';
@@ -195,20 +196,9 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
 
 /** The full path on a text the depth check passed. */
 function readWithPositions(text: string, options: ParseOptions): ManifestResult {
-  const { doc, lineCounter } = parseWithPositions(text);
-  const locator = new Locator(doc, lineCounter, text, options.file);
-  const spans = passwordSpans(doc, text);
-  const problems = syntaxProblems(doc, locator, spans);
-  if (doc.errors.length > 0) return result(problems);
-
-  const substituted: Substitution[] = [];
-  const failures = interpolateDocument(doc, options.env, substituted);
-  let data: unknown;
-  try {
-    data = doc.toJS();
-  } catch (error) {
-    return result([...problems, conversionProblem(error, doc, locator, spans)]);
-  }
+  const read = readPiecewise(text, options.file, options.env) ?? readWhole(text, options);
+  if ('result' in read) return read.result;
+  const { data, failures, substituted, spans, locator, problems } = read;
   const root = rootProblem(data, options.file);
   if (root) return result([...problems, root]);
 
@@ -218,6 +208,23 @@ function readWithPositions(text: string, options: ParseOptions): ManifestResult 
     unquoted(problem, substituted, options.env),
   );
   return result(found, { file: options.file, ...checked.state });
+}
+
+/** The text read whole with `yaml`: its syntax problems, or its interpolated data. */
+function readWhole(text: string, options: ParseOptions): Read | { result: ManifestResult } {
+  const { doc, lineCounter } = parseWithPositions(text);
+  const locator = new Locator(documentTree(doc), lineCounter, text, options.file);
+  const spans = passwordSpans(doc, text);
+  const problems = syntaxProblems(doc, locator, spans);
+  if (doc.errors.length > 0) return { result: result(problems) };
+
+  const substituted: Substitution[] = [];
+  const failures = interpolateDocument(doc, options.env, substituted);
+  try {
+    return { data: doc.toJS(), failures, substituted, spans, locator, problems };
+  } catch (error) {
+    return { result: result([...problems, conversionProblem(error, doc, locator, spans)]) };
+  }
 }
 
 /**

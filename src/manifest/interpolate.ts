@@ -7,7 +7,7 @@
 //   ${NAME:-default}   the variable's value, or `default` when NAME is unset or empty
 //   $${                a literal `${` (so `$${NAME}` stays `${NAME}`); a `$` elsewhere is literal
 // Defaults cannot contain `}` and references do not nest. Substituted text is not scanned again.
-import type { Document, Node } from 'yaml';
+import type { Document } from 'yaml';
 import type { Path } from './locate.js';
 import { isMap, isScalar, isSeq } from './yaml-lib.js';
 
@@ -92,6 +92,20 @@ export function interpolateDocument(
   substituted: Substitution[] = [],
 ): InterpolationFailure[] {
   const failures: InterpolationFailure[] = [];
+  interpolateNode(doc.contents, { base: [], env, substituted, failures });
+  return failures;
+}
+
+interface Interpolating {
+  /** The path of `root` in the manifest. */
+  base: Path;
+  env: Env;
+  substituted: Substitution[];
+  failures: InterpolationFailure[];
+}
+
+/** The same on one node of the tree and what is under it (an entry read on its own, yaml-pieces.ts). */
+export function interpolateNode(root: unknown, { base, env, substituted, failures }: Interpolating): void {
   const walk = (node: unknown, path: Path): void => {
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -111,8 +125,7 @@ export function interpolateDocument(
       }
     }
   };
-  walk(doc.contents as Node | null, []);
-  return failures;
+  walk(root, base);
 }
 
 /**

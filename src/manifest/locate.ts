@@ -27,9 +27,20 @@ export function formatPath(path: Path): string {
   );
 }
 
+/** What a Locator reads nodes from: a whole Document, or one read in pieces (yaml-pieces.ts). */
+export interface Tree {
+  /** The node at `path` (the root for []), or undefined when there is none. */
+  nodeAt(path: Path): unknown;
+}
+
+/** A Document as a Tree. */
+export function documentTree(doc: Document): Tree {
+  return { nodeAt: (path) => (path.length === 0 ? doc.contents : doc.getIn(path, true)) };
+}
+
 export class Locator {
   constructor(
-    private readonly doc: Document,
+    private readonly tree: Tree,
     private readonly lineCounter: LineCounter,
     readonly text: string,
     readonly file: string,
@@ -77,7 +88,7 @@ export class Locator {
   }
 
   private nodeAt(path: Path): Node | undefined {
-    const node = path.length === 0 ? this.doc.contents : this.doc.getIn(path, true);
+    const node = this.tree.nodeAt(path);
     return node != null && typeof node === 'object' && 'range' in node ? (node as Node) : undefined;
   }
 

@@ -58,6 +58,13 @@ function spanAfterKey(text: string, keyEnd: number, field: string, value: unknow
 /** Every `password:` value of the text: those of the YAML tree, and any other line that starts so. */
 export function passwordSpans(doc: Document, text: string): PasswordSpan[] {
   const spans: PasswordSpan[] = [];
+  treeSpans(doc.contents, [], text, spans);
+  lineSpans(text, spans);
+  return spans;
+}
+
+/** The `password:` values under `root` (at `base` in the manifest), added to `spans`. */
+export function treeSpans(root: unknown, base: Path, text: string, spans: PasswordSpan[]): void {
   const walk = (node: unknown, path: Path): void => {
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -71,12 +78,16 @@ export function passwordSpans(doc: Document, text: string): PasswordSpan[] {
       for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
     }
   };
-  walk(doc.contents, []);
+  walk(root, base);
+}
+
+/** Lines that start with a `password:` key the tree does not hold (YAML read them otherwise). */
+export function lineSpans(text: string, spans: PasswordSpan[]): void {
+  const known = new Set(spans.map((span) => span.start));
   for (const match of text.matchAll(PASSWORD_LINE)) {
     const span = spanAfterKey(text, match.index + match[0].length - 1, 'password', null);
-    if (!spans.some((known) => known.start === span.start)) spans.push(span);
+    if (!known.has(span.start)) spans.push(span);
   }
-  return spans;
 }
 
 /** The span that holds `offset`, if any. */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { parseInPieces } from './yaml-pieces.js';
+import { type PieceVisitor, type Piecewise, readInPieces } from './yaml-pieces.js';
 
 // `yaml` reads what the fast reader (fast-yaml.ts) gives up on: a manifest with problems to locate, or
 // YAML beyond plain mappings and lists. It is loaded on first use, through require() so that the bundle
@@ -19,12 +19,12 @@ export const isAlias = (node: unknown): node is Yaml.Alias => yaml().isAlias(nod
 
 /** The document with every node's position, and what turns positions into lines and columns. */
 export function parseWithPositions(text: string): { doc: Yaml.Document; lineCounter: Yaml.LineCounter } {
-  return parseInPieces(yaml(), text) ?? parseWhole(text);
-}
-
-/** The same, read in one go: for a text that parseInPieces leaves (and to compare it with). */
-export function parseWhole(text: string): { doc: Yaml.Document; lineCounter: Yaml.LineCounter } {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   return { doc: parseDocument(text, { lineCounter, prettyErrors: false, merge: true }), lineCounter };
+}
+
+/** The text read a piece of its `websites:` list at a time (yaml-pieces.ts), or undefined. */
+export function parseInPieces(text: string, visit: PieceVisitor): Piecewise | undefined {
+  return readInPieces(yaml(), text, visit);
 }

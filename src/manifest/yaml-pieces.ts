@@ -1,12 +1,14 @@
 // The `yaml` library keeps the whole syntax tree (CST) of a document while it builds the Document, about
 // 45 bytes per byte of text beside the Document's own 20: reading a large manifest with positions peaked
-// at hundreds of megabytes, enough for a daemon under a container's memory limit to be killed for one
-// typo. So the `websites:` list is read one entry at a time, each entry's tree dropped once its nodes
-// are built, and the nodes are put together into the one Document the whole text would have given,
-// with the same offsets and line starts. Anything that could read differently in pieces (an error or
-// warning anywhere, an anchor or alias, a list that is not where the scan says) returns undefined, and
-// the caller reads the text whole.
+// at hundreds of megabytes (580 MB for 100,000 websites), enough for a daemon under a container's memory
+// limit to be killed for one typo. So the `websites:` list is read a small piece (a few entries) at a
+// time: each piece is handed to the caller (read-pieces.ts turns it into data) and dropped, and a node is
+// found again, by reading its piece again, only when a problem is located there. Offsets and line starts
+// are the whole text's. Anything that could read differently in pieces (an error or warning anywhere,
+// an anchor or alias, a list that is not where the scan says) returns undefined, and the caller reads
+// the text whole.
 import type * as Yaml from 'yaml';
+import type { Tree } from './locate.js';
 
 /** `websites:` at the start of a line, nothing but a comment after it. */
 const WEBSITES_LINE = /^websites:[ \t]*(?:#[^\n]*)?\r?$/m;
@@ -68,8 +70,11 @@ function referencesAnything(lib: typeof Yaml, node: unknown): boolean {
   return false;
 }
 
-/** Entries are read in pieces of about this many characters: each piece's tree is a few megabytes. */
-const PIECE = 32 * 1024;
+/**
+ * Entries are read in pieces of about this many characters: small enough that a piece's tree (about
+ * 100 KB) dies in V8's young generation (2 × 2 MB under the CLI's shebang) instead of being promoted.
+ */
+const PIECE = 2 * 1024;
 
 /** Where each piece starts: at an entry's start, once the piece before is PIECE long. */
 function pieceStarts(starts: readonly number[]): number[] {
@@ -81,10 +86,18 @@ function pieceStarts(starts: readonly number[]): number[] {
   return pieces;
 }
 
-/** A piece of entries, read at its own offsets: the list of its `count` items, or undefined. */
-function readPiece(lib: typeof Yaml, text: string, range: [number, number, number], lineStarts: number[]) {
-  const [from, to, count] = range;
-  const parser = new lib.Parser((offset) => lineStarts.push(offset));
+/** Where a piece is in the text, and which entries it holds. */
+interface Piece {
+  from: number;
+  to: number;
+  first: number;
+  count: number;
+}
+
+/** A piece of entries, read at its own offsets: its Document (a list of `count` items), or undefined. */
+function readPiece(lib: typeof Yaml, text: string, piece: Piece, lineStarts?: number[]) {
+  const { from, to, count } = piece;
+  const parser = new lib.Parser(lineStarts && ((offset) => lineStarts.push(offset)));
   parser.offset = from;
   const composer = new lib.Composer({ prettyErrors: false, merge: true });
   const docs = [...composer.compose(parser.parse(text.slice(from, to)), true, to)];
@@ -92,7 +105,21 @@ function readPiece(lib: typeof Yaml, text: string, range: [number, number, numbe
   if (docs.length !== 1 || !doc || doc.errors.length + doc.warnings.length > 0) return undefined;
   const list = doc.contents;
   if (!lib.isSeq(list) || list.items.length !== count || referencesAnything(lib, list)) return undefined;
-  return list;
+  return doc as Yaml.Document.Parsed & { contents: Yaml.YAMLSeq };
+}
+
+/** The pieces of the entries: about PIECE characters each, cut at an entry's start. */
+function cutPieces(starts: readonly number[], end: number): Piece[] {
+  const cuts = pieceStarts(starts);
+  const pieces: Piece[] = [];
+  let entry = 0;
+  for (const [i, from] of cuts.entries()) {
+    const to = cuts[i + 1] ?? end;
+    const first = entry;
+    while (entry < starts.length && (starts[entry] as number) < to) entry++;
+    pieces.push({ from, to, first, count: entry - first });
+  }
+  return pieces;
 }
 
 /** The `websites` pair of the frame (the text with the entries blanked), if it reads as expected. */
@@ -107,40 +134,44 @@ function websitesPair(lib: typeof Yaml, frame: Yaml.Document, key: number) {
   return value === null || (lib.isScalar(value) && value.value === null) ? pair : undefined;
 }
 
-/** The Document and line counter the whole text would give, read an entry at a time; or undefined. */
-export function parseInPieces(
-  lib: typeof Yaml,
-  text: string,
-): { doc: Yaml.Document; lineCounter: Yaml.LineCounter } | undefined {
+/** What reading in pieces gives: the frame, the lines, and the tree of the whole text. */
+export interface Piecewise {
+  /** The text with its entries made one comment; its `websites` list holds no items (they are in `tree`). */
+  frame: Yaml.Document;
+  lineCounter: Yaml.LineCounter;
+  /** The frame's nodes, and an entry's, read again (a piece at a time) when asked for. */
+  tree: Tree;
+}
+
+/**
+ * Told each piece as it is read: the entries' Document (a list) and the index of its first entry.
+ * The piece's nodes are dropped after; false gives up (the caller then reads the text whole).
+ */
+export type PieceVisitor = (piece: Yaml.Document, first: number) => boolean;
+
+/** The text read a piece of its `websites:` list at a time, or undefined where that could differ. */
+export function readInPieces(lib: typeof Yaml, text: string, visit: PieceVisitor): Piecewise | undefined {
   const entries = findEntries(text);
   if (!entries) return undefined;
   const { starts, end } = entries;
   const first = starts[0] as number;
-  // Blanked, not cut out: every offset of the frame is the text's own.
-  const frameText = text.slice(0, first) + text.slice(first, end).replace(/[^\n]/g, ' ') + text.slice(end);
+  // The entries become one comment line of the same length: every offset of the frame is the text's own.
+  const newline = text[end - 1] === '\n' ? '\n' : '';
+  const blank = `#${' '.repeat(end - first - 1 - newline.length)}${newline}`;
+  const frameText = text.slice(0, first) + blank + text.slice(end);
   const frameCounter = new lib.LineCounter();
   const frame = lib.parseDocument(frameText, { lineCounter: frameCounter, prettyErrors: false, merge: true });
   const pair = websitesPair(lib, frame, entries.key);
   if (!pair) return undefined;
   const inside: number[] = [];
-  const items: unknown[] = [];
+  const pieces = cutPieces(starts, end);
   const ranges: Array<[number, number, number]> = [];
-  const pieces = pieceStarts(starts);
-  let entry = 0;
-  for (const [i, from] of pieces.entries()) {
-    const to = pieces[i + 1] ?? end;
-    let inPiece = 0;
-    while (entry < starts.length && (starts[entry] as number) < to) {
-      entry++;
-      inPiece++;
-    }
-    const list = readPiece(lib, text, [from, to, inPiece], inside);
-    if (!list?.range) return undefined;
-    items.push(...list.items);
-    ranges.push(list.range);
+  for (const piece of pieces) {
+    const doc = readPiece(lib, text, piece, inside);
+    if (!doc?.contents.range || !visit(doc, piece.first)) return undefined;
+    ranges.push(doc.contents.range);
   }
   const seq = new lib.YAMLSeq(frame.schema);
-  seq.items = items;
   const [head] = ranges;
   const tail = ranges[ranges.length - 1];
   if (head && tail) seq.range = [head[0], tail[1], tail[2]];
@@ -153,5 +184,33 @@ export function parseInPieces(
       inside.filter((offset) => !ownLines(offset)),
       frameCounter.lineStarts.filter((offset) => offset > end),
     );
-  return { doc: frame, lineCounter };
+  return { frame, lineCounter, tree: piecewiseTree(lib, text, frame, pieces) };
+}
+
+/** Nodes by path: an entry's from its piece, read again (the last one kept: lookups go in order). */
+function piecewiseTree(lib: typeof Yaml, text: string, frame: Yaml.Document, pieces: Piece[]): Tree {
+  const last = pieces[pieces.length - 1];
+  const total = last ? last.first + last.count : 0;
+  let cached: { piece: Piece; list: Yaml.YAMLSeq } | undefined;
+  const entry = (index: number): unknown => {
+    let piece = cached?.piece;
+    if (!piece || index < piece.first || index >= piece.first + piece.count) {
+      piece = pieces.find((p) => index >= p.first && index < p.first + p.count);
+      const doc = piece && readPiece(lib, text, piece);
+      cached = piece && doc ? { piece, list: doc.contents } : undefined;
+    }
+    return cached?.list.items[index - (cached?.piece.first ?? 0)];
+  };
+  return {
+    nodeAt(path) {
+      if (path.length === 0) return frame.contents;
+      if (path[0] !== 'websites' || path.length < 2) return frame.getIn(path, true);
+      const index = typeof path[1] === 'string' && path[1] !== '' ? Number(path[1]) : path[1];
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= total)
+        return undefined;
+      const node = entry(index);
+      if (path.length === 2) return node;
+      return lib.isCollection(node) ? node.getIn(path.slice(2), true) : undefined;
+    },
+  };
 }

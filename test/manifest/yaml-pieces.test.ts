@@ -5,23 +5,32 @@
 import { describe, expect, it } from 'vitest';
 import * as lib from 'yaml';
 import { parseManifest } from '../../src/manifest/index.js';
-import { parseWhole } from '../../src/manifest/yaml-lib.js';
-import { parseInPieces } from '../../src/manifest/yaml-pieces.js';
+import { interpolateDocument, type Substitution } from '../../src/manifest/interpolate.js';
+import { documentTree, formatPath, Locator, type Path } from '../../src/manifest/locate.js';
+import { passwordSpans } from '../../src/manifest/password-syntax.js';
+import { readPiecewise } from '../../src/manifest/read-pieces.js';
+import { parseWithPositions } from '../../src/manifest/yaml-lib.js';
+import { compareText } from '../../src/model/index.js';
 
-/** Every node's path and start offset, keys included. */
-function positions(node: unknown, path = '', out: string[] = []): string[] {
-  const range = (node as lib.Node | null)?.range;
-  out.push(`${path}@${range?.[0]}`);
+/** Every node's path in the tree, keys excluded. */
+function paths(node: unknown, path: Path = [], out: Path[] = []): Path[] {
+  out.push(path);
   if (lib.isMap(node)) {
-    for (const pair of node.items) {
-      const key = lib.isScalar(pair.key) ? String(pair.key.value) : '?';
-      positions(pair.key, `${path}.<${key}>`, out);
-      positions(pair.value, `${path}.${key}`, out);
-    }
+    for (const pair of node.items)
+      paths(pair.value, [...path, lib.isScalar(pair.key) ? String(pair.key.value) : '?'], out);
   } else if (lib.isSeq(node)) {
-    for (const [i, item] of node.items.entries()) positions(item, `${path}[${i}]`, out);
+    for (const [i, item] of node.items.entries()) paths(item, [...path, i], out);
   }
   return out;
+}
+
+/** Where every node, every key and every line is, by a Locator. */
+function positions(locator: Locator, tree: Path[], lines: number[]) {
+  return {
+    nodes: tree.map((path) => locator.locate(path)),
+    keys: tree.map((path) => locator.toProblem({ severity: 'error', path, message: '', onKey: true })),
+    lines: lines.map((offset) => locator.at(offset)),
+  };
 }
 
 /** `count` entries of a few shapes: literal blocks, flow lists over lines, comments, quoted values. */
@@ -47,13 +56,16 @@ describe('reading the websites list in pieces', () => {
       'keep chomping at the end',
       `${manifest(1500)}  - domain: last.example.com\n    ignore_fields: |+\n      email\n\n\n`,
     ],
-  ])('gives the Document and lines of the whole text: %s', (_name, text) => {
-    const pieces = parseInPieces(lib, text);
-    const whole = parseWhole(text);
+  ])('gives the data, positions and lines of the whole text: %s', (_name, text) => {
+    const pieces = readPiecewise(text, 'websites.yaml', {});
+    const whole = parseWithPositions(text);
+    const locator = new Locator(documentTree(whole.doc), whole.lineCounter, text, 'websites.yaml');
+    const tree = paths(whole.doc.contents);
     expect(pieces).toBeDefined();
-    expect(pieces?.doc.toJS()).toEqual(whole.doc.toJS());
-    expect(positions(pieces?.doc.contents)).toEqual(positions(whole.doc.contents));
-    expect(pieces?.lineCounter.lineStarts).toEqual(whole.lineCounter.lineStarts);
+    expect(pieces?.data).toEqual(whole.doc.toJS());
+    const lines = whole.lineCounter.lineStarts;
+    expect(pieces && positions(pieces.locator, tree, lines)).toEqual(positions(locator, tree, lines));
+    expect(pieces?.spans).toHaveLength(0);
   });
 
   it.each([
@@ -62,7 +74,26 @@ describe('reading the websites list in pieces', () => {
     ['a list indented unevenly', `${manifest(100)} - domain: b.example.com\n`],
     ['a second document', `${manifest(100)}---\nversion: 1\n`],
   ])('is not used where the pieces could read otherwise: %s', (_name, text) => {
-    expect(parseInPieces(lib, text)).toBeUndefined();
+    expect(readPiecewise(text, 'websites.yaml', {})).toBeUndefined();
+  });
+
+  it('finds the same unresolved references, substitutions and passwords as the whole reading', () => {
+    const entry = (i: number) =>
+      i % 3 === 0
+        ? `  - domain: s${i}.example.com\n    privacy: password\n    password: \${PASS_${i % 2}}\n`
+        : `  - domain: s${i}.example.com\n    email: \${EMAIL:-true}\n`;
+    const text = `version: 1\nwebsites:\n${Array.from({ length: 900 }, (_, i) => entry(i)).join('')}prune: \${PRUNE}\n`;
+    const env = { PASS_0: 'secret-zero' };
+    const pieces = readPiecewise(text, 'websites.yaml', env);
+    const whole = parseWithPositions(text);
+    const substituted: Substitution[] = [];
+    const failures = interpolateDocument(whole.doc, env, substituted);
+    const byPath = (a: { path: Path }, b: { path: Path }) =>
+      compareText(formatPath(a.path), formatPath(b.path));
+    expect(pieces?.failures.sort(byPath)).toEqual(failures.sort(byPath));
+    expect(pieces?.substituted).toHaveLength(substituted.length);
+    const byStart = (a: { start: number }, b: { start: number }) => a.start - b.start;
+    expect(pieces?.spans.sort(byStart)).toEqual(passwordSpans(whole.doc, text).sort(byStart));
   });
 
   it('locates the one bad value of a 10,000-website manifest at its line', () => {
