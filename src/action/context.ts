@@ -71,6 +71,7 @@ export async function jobContext(
   const runEnv = {
     ...env,
     WEBSITES_SYNC_API_KEY: inputs.apiKey || env.WEBSITES_SYNC_API_KEY,
+    WEBSITES_SYNC_PREVIOUS_API_KEY: inputs.previousApiKey || env.WEBSITES_SYNC_PREVIOUS_API_KEY,
     WEBSITES_SYNC_LOG_FORMAT: 'json',
     // From a variable, as a URL with a password must come (never a flag a process list would show).
     ...(inputs.state ? { WEBSITES_SYNC_STATE: inputs.state } : {}),

@@ -13,6 +13,8 @@ export interface ActionInputs {
   command: ActionCommand;
   /** The API key, from a secret; empty when the job has none (a pull request from a fork). */
   apiKey: string;
+  /** The key before a rotation, from a secret: only recognises fingerprints recorded with it; never sent. */
+  previousApiKey: string;
   githubToken: string;
   /** The branch the state directory is kept on; '' keeps it where `state-file` points, nothing more. */
   stateBranch: string;
@@ -33,6 +35,7 @@ export interface ActionInputs {
 export const OWN_INPUTS = [
   'command',
   'api-key',
+  'previous-api-key',
   'github-token',
   'state-branch',
   'state',
@@ -81,6 +84,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
   return {
     command: command as ActionCommand,
     apiKey: own('api-key'),
+    previousApiKey: own('previous-api-key'),
     githubToken: own('github-token'),
     // A state in PostgreSQL is shared where it is: no branch keeps a copy.
     stateBranch: state ? '' : own('state-branch'),

@@ -19,8 +19,10 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
     const inputs = readInputs(env);
     for (const secret of [
       inputs.apiKey,
+      inputs.previousApiKey,
       inputs.githubToken,
       env.WEBSITES_SYNC_API_KEY,
+      env.WEBSITES_SYNC_PREVIOUS_API_KEY,
       // The state URL's password, as decoded and as written.
       ...stateSecrets(inputs.state),
     ]) {

@@ -52,6 +52,7 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       service: client.service,
       baseUrl: client.baseUrl,
       secret: client.secret,
+      previousSecrets: client.previousSecrets,
       ...config.run,
       state: store,
       prune,
@@ -80,10 +81,8 @@ export async function syncOnce(request: SyncRequest): Promise<SyncReport> {
       await writeSavedPlan(request.savePlanTo, file, { redact, secret: client.secret });
       saved = true;
     }
-    const report = {
-      ...result,
-      origin: { version: VERSION, baseUrl: client.baseUrl, manifest: config.manifest },
-    };
+    const origin = { version: VERSION, baseUrl: client.baseUrl, manifest: config.manifest };
+    const report = { ...result, origin };
     return {
       result,
       code: exitCode,

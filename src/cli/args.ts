@@ -29,6 +29,10 @@ export interface Config {
   apiKey: string | undefined;
   /** `--api-key-file` / WEBSITES_SYNC_API_KEY_FILE; it wins over WEBSITES_SYNC_API_KEY. */
   apiKeyFile: string | undefined;
+  /** WEBSITES_SYNC_PREVIOUS_API_KEY, as given: the key before a rotation (fingerprints only, never sent). */
+  previousApiKey: string | undefined;
+  /** `--previous-api-key-file` / WEBSITES_SYNC_PREVIOUS_API_KEY_FILE; it wins over WEBSITES_SYNC_PREVIOUS_API_KEY. */
+  previousApiKeyFile: string | undefined;
   stateFile: string;
   /**
    * Where the state lives: `--state` (a path or a postgres:// URL, which holds a password: never print
@@ -109,10 +113,13 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv): Readonly<Co
 function parseMutable(argv: string[], env: NodeJS.ProcessEnv): Config {
   const { command, args } = splitCommand(argv);
   if (command === 'simulator') return { ...resolve(command, {}, {}), rest: args };
-  if (args.some((a) => a === '--api-key' || a.startsWith('--api-key='))) {
-    throw new UsageError(
-      '--api-key: the API key is never accepted on the command line (it would show in `ps` and shell history); set WEBSITES_SYNC_API_KEY or use --api-key-file',
-    );
+  for (const name of ['api-key', 'previous-api-key']) {
+    if (args.some((a) => a === `--${name}` || a.startsWith(`--${name}=`))) {
+      const env = `WEBSITES_SYNC_${name.toUpperCase().replace(/-/g, '_')}`;
+      throw new UsageError(
+        `--${name}: the API key is never accepted on the command line (it would show in \`ps\` and shell history); set ${env} or use --${name}-file`,
+      );
+    }
   }
   const { values, positionals, typed } = parseCommandArgs(command, args);
   // Help and the version read no option (a bad variable or path does not hide them).
@@ -162,7 +169,10 @@ function resolve(
   // The key has no option (never on the command line): only its variable, for the commands that connect.
   const connects = (OPTION_TABLE['base-url'].commands as readonly string[]).includes(command);
   const apiKey = connects ? env.WEBSITES_SYNC_API_KEY?.trim() || undefined : undefined;
-  return withGroups({ ...resolveFlat(command, readAll(command, given, env, typed), exported), apiKey });
+  const runs = (OPTION_TABLE['previous-api-key-file'].commands as readonly string[]).includes(command);
+  const previousApiKey = runs ? env.WEBSITES_SYNC_PREVIOUS_API_KEY?.trim() || undefined : undefined;
+  const flat = resolveFlat(command, readAll(command, given, env, typed), exported);
+  return withGroups({ ...flat, apiKey, previousApiKey });
 }
 
 interface ReadOptions {
@@ -197,7 +207,7 @@ function resolveFlat(
   command: Command,
   { values, sources }: ReadOptions,
   exported: Pick<Config, 'outputFile' | 'withSchema'>,
-): Omit<Config, 'run' | 'connection' | 'apiKey'> {
+): Omit<Config, 'run' | 'connection' | 'apiKey' | 'previousApiKey'> {
   const value = <T>(name: OptionName) => values[name] as T;
   refuseUrlPassword(values, sources);
   const given = value<string | undefined>('state-file') || undefined;
@@ -215,6 +225,7 @@ function resolveFlat(
     manifest: value<string>('manifest'),
     baseUrl: value<string | undefined>('base-url') || undefined,
     apiKeyFile: value<string | undefined>('api-key-file') || undefined,
+    previousApiKeyFile: value<string | undefined>('previous-api-key-file') || undefined,
     stateFile,
     state: value<string | undefined>('state') || stateFile,
     stateUrlFile: value<string | undefined>('state-url-file') || undefined,

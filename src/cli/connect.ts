@@ -11,7 +11,7 @@ import {
 import type { Config } from './args.js';
 import type { Io } from './io.js';
 import { commandLogger } from './logger.js';
-import { checkProxyEnv, requireService, usesTls } from './service-config.js';
+import { checkProxyEnv, previousApiKeyOf, requireService, usesTls } from './service-config.js';
 import { setRunOptions } from './v8-options.js';
 import { VERSION } from './version.js';
 
@@ -28,9 +28,13 @@ export function connectFromConfig(
   } = {},
 ) {
   const { baseUrl, apiKey, notice } = requireService(config);
+  const previous = previousApiKeyOf(config);
   setRunOptions(usesTls(baseUrl, io.env));
   checkProxyEnv(io.env, baseUrl);
-  if (notice) io.stderr.write(`websites-sync: ${notice}\n`);
+  for (const said of [notice, previous.notice]) if (said) io.stderr.write(`websites-sync: ${said}\n`);
+  // The key before a rotation is never sent: only fingerprints recorded with it are recognised.
+  if (previous.previousApiKey) io.redactor.add(previous.previousApiKey);
+  const previousSecrets = previous.previousApiKey ? [secretOf(previous.previousApiKey)] : [];
   const logger = options.logger ?? commandLogger(config, io, true);
   // `--rate-budget` for the reads; a run that applies changes switches to the whole limit.
   const budget = new RateBudget({ fraction: options.budget ?? 1, windowMs: config.rateWindowMs });
@@ -53,10 +57,14 @@ export function connectFromConfig(
     });
     // Fingerprints are keyed with a secret derived from the key, so a state file or saved plan alone
     // reveals nothing; the key itself goes no further than the transport.
-    const secret = createHash('sha256').update(`websites-sync\0${key}`).digest('base64url');
-    return { secret, ...client };
+    return { secret: secretOf(key), ...client };
   };
-  return { baseUrl, budget, apiKey, connect, ...connect(apiKey) };
+  return { baseUrl, budget, apiKey, previousSecrets, connect, ...connect(apiKey) };
+}
+
+/** The secret fingerprints are keyed with (see fingerprintKey), derived from an API key. */
+function secretOf(key: string): string {
+  return createHash('sha256').update(`websites-sync\0${key}`).digest('base64url');
 }
 
 /**

@@ -15,6 +15,11 @@ export const ENVIRONMENT_ONLY: ReadonlyArray<{
     commands: ['sync', 'export'],
   },
   {
+    env: 'WEBSITES_SYNC_PREVIOUS_API_KEY',
+    help: 'the API key used before a rotation, unless --previous-api-key-file is given (which wins); never accepted as a command-line value',
+    commands: ['sync'],
+  },
+  {
     env: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
     help: 'the proxy for requests to the service (lower-case spellings too); a loopback service is always reached directly',
     commands: ['sync', 'export'],

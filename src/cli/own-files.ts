@@ -34,10 +34,15 @@ export async function refuseOwnFile(
  * API key's file.
  */
 export async function keptFiles(
-  config: Pick<Config, 'state' | 'backupFile' | 'apiKeyFile'>,
+  config: Pick<Config, 'state' | 'backupFile' | 'apiKeyFile' | 'previousApiKeyFile'>,
 ): Promise<Array<[string, string]>> {
   const { state: stateFile } = config;
-  const apiKey: Array<[string, string]> = config.apiKeyFile ? [['the API key file', config.apiKeyFile]] : [];
+  const apiKey: Array<[string, string]> = [
+    ...(config.apiKeyFile ? [['the API key file', config.apiKeyFile] as [string, string]] : []),
+    ...(config.previousApiKeyFile
+      ? [['the previous API key file', config.previousApiKeyFile] as [string, string]]
+      : []),
+  ];
   // A PostgreSQL state keeps no file here.
   if (isPostgresUrl(stateFile)) return apiKey;
   return [

@@ -36,6 +36,25 @@ function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string
   return { apiKey: config.apiKey };
 }
 
+/**
+ * The key used before a rotation, when given (`--previous-api-key-file` wins over
+ * WEBSITES_SYNC_PREVIOUS_API_KEY): checked like the key, and used only to recognise fingerprints.
+ */
+export function previousApiKeyOf(config: Config): { previousApiKey?: string; notice?: string } {
+  const fromEnv = config.previousApiKey;
+  if (config.previousApiKeyFile) {
+    const file = config.previousApiKeyFile;
+    const previousApiKey = readKeyFile(file, config.sources['previous-api-key-file']);
+    if (!fromEnv) return { previousApiKey };
+    const notice = `both WEBSITES_SYNC_PREVIOUS_API_KEY and the key file ${file} are set; the key file wins`;
+    return { previousApiKey, notice };
+  }
+  if (!fromEnv) return {};
+  const problem = apiKeyProblem(fromEnv, 'WEBSITES_SYNC_PREVIOUS_API_KEY');
+  if (problem) throw new UsageError(problem);
+  return { previousApiKey: fromEnv };
+}
+
 /** The base URL and key a command that talks to the service needs, checked. */
 export function requireService(config: Config): { baseUrl: string; apiKey: string; notice?: string } {
   if (!config.baseUrl) {

@@ -8,7 +8,12 @@ import {
   sameValue,
   type WebsiteSettings,
 } from '../model/index.js';
-import { fingerprint, isKnownNormalisation, recordedFingerprint, type StateData } from '../state/index.js';
+import {
+  fingerprintMatch,
+  isKnownNormalisation,
+  recordedFingerprint,
+  type StateData,
+} from '../state/index.js';
 import { type FieldChange, PASSWORD_SET, type Plan, SENSITIVE, type Shown, UNREADABLE } from './types.js';
 
 // Equality of settings, apart from identity (model/identity.ts): given that a remote record IS the desired website,
@@ -57,7 +62,8 @@ export function settingDiffers(
     // Never sent by websites-sync and not declared: left as the service holds it (issue 19 §10), since
     // sending the default would wipe a value nobody can see. Declared, it is sent (and replaces it).
     if (recorded === undefined && desired.undeclared?.includes(field)) return false;
-    return recorded !== fingerprint(state, field, wanted);
+    // Recorded under the current key or, after a rotation, a previous one (see rekey.ts): the same value.
+    return fingerprintMatch(state, field, wanted, recorded) === undefined;
   }
   return !(sameValue(wanted, current) || isKnownNormalisation(state, remote.id, field, wanted, current));
 }
@@ -93,7 +99,7 @@ export function comparePassword(
   if (desired.privacy !== 2 || desired.password === undefined) return { differs: false, from };
   if (remote.hasPassword === false) return { differs: true, from };
   const known = recordedFingerprint(state, remote.id, 'password');
-  const differs = known !== fingerprint(state, 'password', desired.password);
+  const differs = fingerprintMatch(state, 'password', desired.password, known) === undefined;
   return { differs, from, ...(known === undefined ? { unknown: true } : {}) };
 }
 

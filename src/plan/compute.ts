@@ -19,6 +19,7 @@ import {
   showSetting,
 } from './compare.js';
 import { observedDrift, planPrune, rememberProtection, warnNoState } from './lifecycle.js';
+import { rememberRekeyed } from './rekey.js';
 import { keepTwin, keepUnlistedTwins, managedRecords } from './twins.js';
 import {
   ACTION_ORDER,
@@ -72,6 +73,7 @@ export function computePlan(input: PlanInput): Plan {
       matched++;
       rememberProtection(website, remote, plan);
       countKeptWriteOnly(website, remote, input.state, plan);
+      rememberRekeyed(website, remote, input.state, plan);
     }
     if (!remote && collides(website)) {
       plan.warnings.push(

@@ -7,7 +7,7 @@ import {
   type Plan,
   summarise,
 } from '../plan/index.js';
-import type { MissingState, StateData, StateSession } from '../state/index.js';
+import { type MissingState, type StateData, type StateSession, withPreviousSecrets } from '../state/index.js';
 import { guardPlan, readDeleteTraffic, readPlanLimit, trafficSettings } from './guards.js';
 import { untilAborted } from './interrupted.js';
 import type { ReconcileOptions } from './reconcile-options.js';
@@ -22,12 +22,13 @@ type PlanningOptions = ReconcileOptions & { noState: MissingState | undefined };
 export async function planRun(options: ReconcileOptions, session: StateSession | undefined) {
   const { logger, saved } = options;
   // The state is read, and the account's plan limit asked, while the first page is on its way.
-  const [{ state, doubt, missing }, listed, planLimit] = await Promise.all([
+  const [{ state: read, doubt, missing }, listed, planLimit] = await Promise.all([
     (session ?? options.state).read(options),
     untilAborted(options.read ? options.read() : options.service.listWebsites(), options.signal),
     untilAborted(readPlanLimit(options), options.signal),
   ]);
   logger.debug({ stage: 'service', websites: listed.length }, 'listed the account');
+  const state = withPreviousSecrets(read, options.previousSecrets);
   const { fresh, current } = await planConfirmed({ ...options, noState: missing }, listed, state);
   const force = options.force || (saved?.file.saved_plan.force ?? false);
   // A plan the mass-delete guard refuses as a whole is not worth a traffic read per delete.

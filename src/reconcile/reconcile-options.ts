@@ -18,6 +18,11 @@ export interface ReconcileOptions extends GuardOptions {
   /** Keys fingerprints in the state and saved plans: derived from the API key, never written. */
   secret: string;
   /**
+   * The secrets of API keys used before a rotation (`--previous-api-key-file`; a daemon's, the key it
+   * replaced): fingerprints made with them are recognised, and recorded again under `secret`. Never sent.
+   */
+  previousSecrets?: readonly string[];
+  /**
    * Where the state and the backups of deleted websites live (a file, PostgreSQL: chosen at start-up):
    * a run that may write takes its lock; a daemon's leader hands over its leadership.
    */

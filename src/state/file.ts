@@ -18,6 +18,7 @@ import {
   fingerprintKey,
   STATE_VERSION,
   type StateData,
+  storedPart,
   type WebsiteState,
 } from './state.js';
 
@@ -108,7 +109,7 @@ export async function readStoredState(path: string): Promise<ParsedState | undef
 }
 
 export interface ParsedState {
-  data: Omit<StateData, 'key'>;
+  data: Omit<StateData, 'key' | 'previousKeys'>;
   /** What was dropped because it could not be read ("1 protection"). */
   dropped: string[];
 }
@@ -124,7 +125,16 @@ function parseState(text: string): ParsedState | undefined {
       typeof data.websites === 'object' &&
       data.websites !== null;
     if (!valid) return undefined;
-    const { protected: _p, pending_deletes: _d, key: _k, websites, ...rest } = data as StateData;
+    // The HMAC keys are never taken from the file (one planted there would make a changed value look
+    // recorded): they are derived from the API keys the run is given.
+    const {
+      protected: _p,
+      pending_deletes: _d,
+      key: _k,
+      previousKeys: _pk,
+      websites,
+      ...rest
+    } = data as StateData;
     const parsed = {
       ...rest,
       websites: readWebsiteEntries(websites),
@@ -180,8 +190,11 @@ function isWebsiteState(entry: unknown): entry is WebsiteState {
 
 /** Atomic: a crash leaves either the old file or the new one, never half of one. Mode 0600. */
 export async function saveState(path: string, state: StateData): Promise<void> {
-  const { key: _, ...stored } = state;
-  await writePrivateFileAtomically(path, `${JSON.stringify(stored, null, 2)}\n`, 'cannot save the state');
+  await writePrivateFileAtomically(
+    path,
+    `${JSON.stringify(storedPart(state), null, 2)}\n`,
+    'cannot save the state',
+  );
 }
 
 /**

@@ -32,6 +32,7 @@ export {
   type LifecycleUpdate,
   markProtected,
   pendingSince,
+  type RekeyedFingerprint,
   recordLifecycle,
 } from './lifecycle.js';
 export { LOCK_STALE_MS, type LockOptions, lockState, type StateLock, StateLockError } from './lock.js';

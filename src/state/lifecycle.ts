@@ -1,4 +1,4 @@
-import type { WebsiteId } from '../model/index.js';
+import type { SettingField, WebsiteId, WritableField } from '../model/index.js';
 import { byId, type PendingDeleteState, type ProtectedWebsite, type StateData } from './state.js';
 
 // What the state remembers about a website's lifecycle, beyond fingerprints: that the manifest once
@@ -11,6 +11,19 @@ export interface LifecycleUpdate {
   unprotect: WebsiteId[];
   /** Every website planned for deletion in this run, due or not, and since when; replaces the list. */
   deleting: Array<{ id: WebsiteId; domain: string; since: string }>;
+  /**
+   * Fingerprints the plan recognised under the key of an API key used before a rotation, made again
+   * with the current key: recorded by the next real run, so that the previous key is needed no more.
+   */
+  rekeyed?: RekeyedFingerprint[];
+}
+
+/** A recorded fingerprint (or, `normalised`, a normalisation's `sent`) and the same one under the current key. */
+export interface RekeyedFingerprint {
+  id: WebsiteId;
+  field: WritableField;
+  fingerprint: string;
+  normalised?: true;
 }
 
 export function isProtected(state: StateData, id: WebsiteId): boolean {
@@ -37,7 +50,27 @@ export function recordLifecycle(state: StateData, update: LifecycleUpdate): bool
   for (const { id, domain, since } of update.deleting) pending[String(id)] = { domain, since };
   setOrDrop(state, 'protected', protectedSites);
   setOrDrop(state, 'pending_deletes', pending);
-  return JSON.stringify([state.protected, state.pending_deletes]) !== before;
+  const rekeyed = recordRekeyed(state, update.rekeyed ?? []);
+  return JSON.stringify([state.protected, state.pending_deletes]) !== before || rekeyed;
+}
+
+/** The fingerprints recognised under a previous key, recorded under the current one. */
+function recordRekeyed(state: StateData, rekeyed: readonly RekeyedFingerprint[]): boolean {
+  let changed = false;
+  for (const { id, field, fingerprint, normalised } of rekeyed) {
+    const entry = state.websites[String(id)];
+    if (normalised) {
+      const known = entry?.normalised?.[field as SettingField];
+      if (!known || known.sent === fingerprint) continue;
+      known.sent = fingerprint;
+    } else {
+      if (!entry || entry.fingerprints[field] === undefined || entry.fingerprints[field] === fingerprint)
+        continue;
+      entry.fingerprints[field] = fingerprint;
+    }
+    changed = true;
+  }
+  return changed;
 }
 
 function setOrDrop<K extends 'protected' | 'pending_deletes'>(

@@ -5,7 +5,9 @@ import type { SettingField, WebsiteId, WritableField } from '../model/index.js';
 // applied, and the service's own form of values it normalised. A fingerprint is an HMAC whose key is
 // derived from a secret the file does not hold (the API key) and a random per-file salt: the file never
 // holds a secret in clear, a leaked file cannot be brute-forced without the key, and fingerprints are
-// useless to compare across files. A new key makes every fingerprint unknown: resent once.
+// useless to compare across files. A new key makes every fingerprint unknown (resent once), unless the
+// run is given the key before it (`previousKeys`, as Rails' secret rotations or Vault's previous keys):
+// fingerprints made with it are still recognised, and recorded again under the current key.
 
 export const STATE_VERSION = 1;
 
@@ -39,6 +41,11 @@ export interface StateData {
   salt: string;
   /** The HMAC key (fingerprintKey of the secret and the salt): held in memory, never written. */
   key: string;
+  /**
+   * The HMAC keys of API keys used before a rotation (fingerprintKey of each one's secret and this
+   * salt): fingerprints made with them are recognised, never made. Held in memory, never written.
+   */
+  previousKeys?: readonly string[];
   /** Keyed by the website's id (as a string: JSON object keys). */
   websites: Record<string, WebsiteState>;
   /** Websites a manifest protected (`protect: true`), by id: never deleted until one says `protect: false`. */
@@ -108,6 +115,58 @@ export function fingerprint(state: Pick<StateData, 'key'>, field: WritableField,
   return result;
 }
 
+/** The state as written: without the HMAC keys, which are held in memory only. */
+export function storedPart(state: StateData): Omit<StateData, 'key' | 'previousKeys'> {
+  const { key: _key, previousKeys: _previous, ...stored } = state;
+  return stored;
+}
+
+/** The state keyed also with the secrets of API keys used before a rotation (see previousKeys). */
+export function withPreviousSecrets(state: StateData, secrets: readonly string[] | undefined): StateData {
+  const keys = (secrets ?? [])
+    .map((secret) => fingerprintKey(secret, state.salt))
+    .filter((k) => k !== state.key);
+  if (keys.length > 0) state.previousKeys = keys;
+  else delete state.previousKeys;
+  return state;
+}
+
+/**
+ * How a recorded fingerprint stands to `value`: made with the current key (`current`), with the key of
+ * an API key used before a rotation (`previous`: the same value, to be recorded again under the current
+ * key), or not of this value (undefined). An HMAC under any key we hold is proof enough that the value
+ * recorded is this one: a changed value matches none of them.
+ */
+export function fingerprintMatch(
+  state: Pick<StateData, 'key' | 'previousKeys'>,
+  field: WritableField,
+  value: unknown,
+  recorded: string | undefined,
+): 'current' | 'previous' | undefined {
+  if (recorded === undefined) return undefined;
+  if (recorded === fingerprint(state, field, value)) return 'current';
+  for (const key of state.previousKeys ?? []) {
+    if (recorded === fingerprint(previousHolder(state, key), field, value)) return 'previous';
+  }
+  return undefined;
+}
+
+/** One object per previous key and state, so that fingerprint's cache serves it too. */
+const holders = new WeakMap<object, Map<string, { key: string }>>();
+function previousHolder(state: object, key: string): { key: string } {
+  let byKey = holders.get(state);
+  if (!byKey) {
+    byKey = new Map();
+    holders.set(state, byKey);
+  }
+  let holder = byKey.get(key);
+  if (!holder) {
+    holder = { key };
+    byKey.set(key, holder);
+  }
+  return holder;
+}
+
 /** The fingerprint recorded for a website's field, or undefined when we never applied it. */
 export function recordedFingerprint(
   state: StateData,
@@ -153,12 +212,20 @@ export function isKnownNormalisation(
   sent: unknown,
   shown: unknown,
 ): boolean {
+  return normalisationMatch(state, id, field, sent, shown) !== undefined;
+}
+
+/** As fingerprintMatch, for a normalisation: whether `shown` is its known form, and under which key. */
+export function normalisationMatch(
+  state: StateData,
+  id: WebsiteId,
+  field: SettingField,
+  sent: unknown,
+  shown: unknown,
+): 'current' | 'previous' | undefined {
   const known = state.websites[String(id)]?.normalised?.[field];
-  return (
-    known !== undefined &&
-    known.sent === fingerprint(state, field, sent) &&
-    known.shown === JSON.stringify(shown)
-  );
+  if (known === undefined || known.shown !== JSON.stringify(shown)) return undefined;
+  return fingerprintMatch(state, field, sent, known.sent);
 }
 
 /**

@@ -50,8 +50,8 @@ export interface MissingState {
   hint: string;
 }
 
-/** The state as held, without the in-memory key: what `state migrate` copies. */
-export type StoredState = Omit<StateData, 'key'>;
+/** The state as held, without the in-memory keys: what `state migrate` copies. */
+export type StoredState = Omit<StateData, 'key' | 'previousKeys'>;
 
 /** Everything a store holds: every account's state and every backup. */
 export interface StoreContents {

@@ -795,6 +795,28 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expectNoSecret(opened, updated, closed);
   });
 
+  it('after a rotation of the API key, with the key before as previous-api-key: no drift, the key masked', async () => {
+    await converge();
+    const sha = git(runner.workspace, 'rev-parse', 'HEAD');
+    const NEW_KEY = 'action-e2e-rotated-key-3c9f';
+    simulator.setApiKey(NEW_KEY);
+    simulator.clearRequests();
+    const drift = (more: Record<string, string>) =>
+      runAction(
+        runner,
+        { name: 'schedule', payload: scheduleEvent(), sha },
+        inputs('drift', { 'api-key': NEW_KEY, ...more }),
+      );
+    // The new key alone: exclude_params, whose fingerprint is keyed by the key, would be resent.
+    const alone = await drift({});
+    expect(alone.code).toBe(2);
+    const withPrevious = await drift({ 'previous-api-key': KEY });
+    expect(withPrevious.code, withPrevious.stderr).toBe(0);
+    expect(withPrevious.outputs['has-changes']).toBe('false');
+    expect(simulator.requests.some((r) => JSON.stringify(r.headers).includes(KEY))).toBe(false);
+    expectNoSecret(alone, withPrevious);
+  });
+
   it('a manifest beyond the account\'s plan limit is drift (and an error), never "No drift"', async () => {
     await simulator.close();
     simulator = await startSimulator({ apiKey: KEY, websites: SEED, maxWebsites: 2 });

@@ -10,6 +10,7 @@ import {
   protectionsNotInForce,
   recordApplied,
   saveState,
+  withPreviousSecrets,
 } from '../../src/state/index.js';
 
 const BASE = 'https://stats.example.com';
@@ -128,5 +129,22 @@ describe('a state file the tool cannot use', () => {
     expect(await readFile(second, 'utf8')).toBe('second');
     expect((await stat(first)).mode & 0o777).toBe(0o600);
     expect((await keptCopies(path)).map((copy) => copy.path)).toEqual([first, second]);
+  });
+});
+
+describe('the HMAC keys of previous API keys', () => {
+  it('are never written, and one planted in the file is never used', async () => {
+    const path = await tempFile();
+    const state = withPreviousSecrets(emptyState(BASE, 'now'), ['old']);
+    expect(state.previousKeys).toHaveLength(1);
+    await saveState(path, state);
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain('previousKeys');
+    // A key planted in the file would make a changed value look recorded: it is dropped on reading.
+    const planted = { ...JSON.parse(text), previousKeys: ['chosen-by-whoever-wrote-the-file'] };
+    await writeFile(path, JSON.stringify(planted));
+    const loaded = await loadState(path, BASE, 'now');
+    expect(loaded.state.previousKeys).toBeUndefined();
+    expect(withPreviousSecrets(loaded.state, []).previousKeys).toBeUndefined();
   });
 });

@@ -146,6 +146,7 @@ function reconcileOptions(run: OnceRun, prune: boolean): ReconcileOptions {
     service: client.service,
     baseUrl: client.baseUrl,
     secret: client.secret,
+    previousSecrets: client.previousSecrets,
     ...config.run,
     state: run.store,
     prune,

@@ -6,6 +6,7 @@ import { canonicalBaseUrl } from '../file.js';
 import { heldMessage } from '../holder.js';
 import { StateLockError } from '../lock-error.js';
 import type { Notified } from '../notified.js';
+import { storedPart } from '../state.js';
 import type {
   HeldBy,
   Leadership,
@@ -147,8 +148,7 @@ class PostgresStore implements StateStore {
       },
       save: async (state) => {
         connection.checkHeld();
-        const { key: _, ...stored } = state;
-        await saveAccount(connection.client, schema, account, stored, written);
+        await saveAccount(connection.client, schema, account, storedPart(state), written);
       },
       appendBackup: async (entry) => {
         connection.checkHeld();
