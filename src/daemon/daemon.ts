@@ -247,6 +247,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       service: this.#client.service,
       baseUrl: options.baseUrl,
       secret: this.#client.secret,
+      previousSecrets: this.#client.previousSecrets,
       state: run.leadership,
       prune: options.prune || manifest.desired.prune,
       ...(options.deleteDelayMs === undefined ? {} : { deleteDelayMs: options.deleteDelayMs }),

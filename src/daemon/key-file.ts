@@ -9,12 +9,15 @@ import { type KeyRefusal, readApiKeyFile, type WebsiteService } from '../service
 // reads it again before a run: always once the service refused the key, else when the file changed
 // (stat), and builds a new client for a new key. A key the service refused and the file still holds is
 // not sent again: the run says so instead, once per run. A key in the environment cannot change: the
-// message says to restart.
+// message says to restart. The key replaced stays known, for the life of the process, as a previous key:
+// fingerprints recorded with it are recognised (nothing is resent), and recorded again with the new one.
 
 /** A client of the service with one key, and the secret derived from it (fingerprints). */
 export interface ServiceConnection {
   service: WebsiteService;
   secret: string;
+  /** The secrets of keys used before this one (`--previous-api-key-file`): fingerprints only. */
+  previousSecrets?: readonly string[];
 }
 
 /** Where the daemon's key comes from when it is a file, and how a client is built for a new key. */
@@ -60,9 +63,12 @@ export class ServiceInUse {
   /** The file's stat when it was last read (or looked at): undefined until then. */
   #seen: string | undefined;
   #lastProblem: string | undefined;
+  /** The secrets of the keys replaced (newest first), and of the key given as the previous one. */
+  #previous: readonly string[];
 
   constructor(first: ServiceConnection, keyFile: KeyFileOptions | undefined, logger: Logger) {
     this.#connection = first;
+    this.#previous = first.previousSecrets ?? [];
     this.#keyFile = keyFile;
     this.#logger = logger.child({ stage: 'daemon' });
     this.#digest = keyFile ? digestOf(keyFile.apiKey) : '';
@@ -74,6 +80,11 @@ export class ServiceInUse {
 
   get secret(): string {
     return this.#connection.secret;
+  }
+
+  /** What runs recognise fingerprints with besides `secret`: the keys this one replaced. */
+  get previousSecrets(): readonly string[] {
+    return this.#previous;
   }
 
   /**
@@ -96,11 +107,16 @@ export class ServiceInUse {
       if (refusal === undefined) return false;
       throw new KeyNotRenewedError(unchanged(keyFile, refusal === 'revoked'), refusal === 'revoked');
     }
+    const replaced = this.#connection.secret;
     this.#connection = keyFile.reconnect(read.key);
+    const secret = this.#connection.secret;
+    this.#previous = [replaced, ...this.#previous].filter(
+      (s, i, all) => s !== secret && all.indexOf(s) === i,
+    );
     this.#digest = digest;
     this.#logger.info(
       { file: keyFile.path },
-      `the API key in ${keyFile.path} changed: the next requests use the new key (write-only fields are sent again once: their fingerprints are keyed by the key)`,
+      `the API key in ${keyFile.path} changed: the next requests use the new key (fingerprints of write-only fields recorded with the key before are still recognised, and recorded again with the new one: nothing is resent for them)`,
     );
     return true;
   }

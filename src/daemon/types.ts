@@ -35,6 +35,11 @@ export interface DaemonOptions extends Omit<RunSettings, 'adopt'> {
   baseUrl: string;
   /** Keys fingerprints (derived from the API key). */
   secret: string;
+  /**
+   * `--previous-api-key-file`: the secrets of keys used before a rotation; fingerprints made with them
+   * are recognised. A key the daemon replaces (`keyFile`) joins them for the life of the process.
+   */
+  previousSecrets?: readonly string[];
   intervalMs: number;
   /** Quiet time after a file event before the manifest is looked at (default 300 ms). */
   debounceMs?: number;

@@ -1,5 +1,7 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fingerprint, fingerprintKey, type WebsiteState } from '../../src/state/index.js';
 import { type Fixture, manifestText, startFixture, swapConfigMap, writeInPlace } from './fixture.js';
 
 // A key regenerated in the service's web interface ends the old one at once. An operator then updates
@@ -21,8 +23,8 @@ async function readyz(f: Fixture): Promise<{ status: number; body: string }> {
 }
 
 /** A daemon whose first run succeeded, then whose key the service regenerates at the next request. */
-async function rotated(keyFile?: 'plain' | 'secret'): Promise<Fixture> {
-  const f = await startFixture({ manifest: MANIFEST, ...(keyFile ? { keyFile } : {}) });
+async function rotated(keyFile?: 'plain' | 'secret', manifest = MANIFEST): Promise<Fixture> {
+  const f = await startFixture({ manifest, ...(keyFile ? { keyFile } : {}) });
   fixture = f;
   expect((await f.runAfter(0)).result).toBe('success');
   // The next request is answered, and the one after it meets the regenerated key: part-way.
@@ -55,9 +57,42 @@ describe('daemon: an API key rotated while the key comes from --api-key-file', (
     expect(f.sim.requests.every((request) => request.status !== 401)).toBe(true);
     expect(await readyz(f)).toEqual({ status: 200, body: 'ready\n' });
     expect(f.logs.map((line) => line.msg)).toContain(
-      `the API key in ${f.keyFile} changed: the next requests use the new key (write-only fields are sent again once: their fingerprints are keyed by the key)`,
+      `the API key in ${f.keyFile} changed: the next requests use the new key (fingerprints of write-only fields recorded with the key before are still recognised, and recorded again with the new one: nothing is resent for them)`,
     );
     expect(JSON.stringify(f.logs)).not.toContain(NEW_KEY);
+  });
+
+  it('the run with the new key resends no write-only field recorded with the key it replaced', async () => {
+    const manifest = [
+      'version: 1',
+      'websites:',
+      '  - domain: locked.example.com',
+      '    privacy: 2',
+      '    password: a-secret-password',
+      '  - domain: params.example.com',
+      '    exclude_params: [ref]',
+      '',
+    ].join('\n');
+    const f = await rotated('plain', manifest);
+    await writeInPlace(f.keyFile, `${NEW_KEY}\n`);
+    f.sim.clearRequests();
+    const next = await f.resync();
+    expect(next.result).toBe('success');
+    expect(next.summary).toMatchObject({ update: 0, unchanged: 2 });
+    expect(f.sim.requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    // Recorded again with the new key (the fixture's secret for it): a daemon started with the new key
+    // alone would find them known.
+    const state = JSON.parse(await readFile(join(f.dir, '.websites-sync-state.json'), 'utf8'));
+    const key = fingerprintKey(`test-secret:${NEW_KEY}`, state.salt);
+    const recorded = Object.values(state.websites as Record<string, WebsiteState>);
+    const byDomain = Object.fromEntries(recorded.map((entry) => [entry.domain, entry.fingerprints]));
+    expect(byDomain).toEqual({
+      'locked.example.com': {
+        password: fingerprint({ key }, 'password', 'a-secret-password'),
+        exclude_params: fingerprint({ key }, 'exclude_params', []),
+      },
+      'params.example.com': { exclude_params: fingerprint({ key }, 'exclude_params', ['ref']) },
+    });
   });
 
   it('sends nothing more while the file still holds the refused key, and says so every run', async () => {

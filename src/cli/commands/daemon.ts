@@ -47,6 +47,7 @@ export async function runDaemon(config: Config, io: Io): Promise<number> {
       leaderPollMs: config.leaderPollMs,
       baseUrl,
       secret,
+      previousSecrets: client.previousSecrets,
       // The daemon never adopts (--adopt is for one --once run).
       ...config.run,
       intervalMs: config.intervalMs,
