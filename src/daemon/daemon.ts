@@ -209,8 +209,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     }
     if (this.#abort.signal.aborted) return { result: 'interrupted', outcomes: [], reason: 'shutting down' };
     // A new key in the key file: a new client, which has read nothing yet (see ServiceInUse).
-    const newKey = await this.#client.beforeRun();
-    if (newKey) this.#known.forget();
+    if (await this.#client.beforeRun()) this.#known.forget();
     // An edit of the manifest is applied without reading the whole account again (see KnownListing).
     const edit = triggers.every((trigger) => trigger === 'change');
     const read = edit ? this.#known.targetedRead(manifest.desired, this.#client.service, logger) : undefined;
@@ -222,7 +221,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.#known.remember(result, manifest.desired);
     if (!read) this.#planLimit = result.planLimit;
     this.#health.completed();
-    notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun, newKey });
+    notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun });
     const dryRun = this.#options.dryRun;
     return endOfRun(result, {
       dryRun,

@@ -59,15 +59,15 @@ export class RunHealth {
 export function notifyRun(
   notifier: Notifier | undefined,
   result: ReconcileResult,
-  run: { triggers: readonly Trigger[]; dryRun: boolean; newKey?: boolean },
+  run: { triggers: readonly Trigger[]; dryRun: boolean },
 ): void {
   if (!notifier) return;
   const { triggers } = run;
   const facts = factsOfRun(result, {
-    // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift. The first
-    // run with a new key resends the write-only fields (their fingerprints are keyed by the key), as the
-    // first run of a daemon started with it would: that is not drift either.
-    resync: !run.newKey && !triggers.includes('change') && !triggers.includes('start'),
+    // Changes found by a resync (interval, SIGHUP), not by an edit of the manifest, are drift. The run
+    // that takes a new key is no exception: it recognises the fingerprints recorded with the key it
+    // replaced, so what it changes did drift.
+    resync: !triggers.includes('change') && !triggers.includes('start'),
     // Observe mode applies nothing: it tells only the observed drift.
     dryRun: run.dryRun,
   });

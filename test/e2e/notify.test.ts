@@ -237,6 +237,22 @@ describe('notifications from the daemon: a run that fails', () => {
     );
     expect(JSON.stringify(received)).not.toContain(f.sim.apiKey);
   });
+
+  it('tells drift corrected by the run that takes a new key: only what did drift, nothing resent', async () => {
+    const { f, sighup } = await daemonWithHook({}, 'plain');
+    f.sim.setApiKey('regenerated-in-the-web-ui');
+    await sighup('failure');
+    // Changed in the web interface while the daemon could not run.
+    const a = f.sim.listWebsites().find((w) => w.domain === 'a.example.com')!;
+    f.sim.updateWebsite(a.id, { privacy: a.privacy === 1 ? 0 : 1 });
+    f.sim.clearRequests();
+    await writeFile(f.keyFile, 'regenerated-in-the-web-ui\n');
+    await sighup('success');
+    expect(received.map((e) => e.event).sort()).toEqual(['drift_corrected', 'run_failed', 'run_recovered']);
+    // The write-only field recorded with the key before (exclude_params) is not sent again.
+    const sent = f.sim.requests.filter((r) => r.method !== 'GET');
+    expect(sent.map((r) => Object.keys(r.body ?? {}))).toEqual([['privacy']]);
+  });
 });
 
 describe('notifications from the daemon in observe mode (--dry-run)', () => {
