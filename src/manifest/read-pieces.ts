@@ -7,7 +7,8 @@ import type { Problem } from '../model/index.js';
 import { type Env, type InterpolationFailure, interpolateNode, type Substitution } from './interpolate.js';
 import { Locator, type Tree } from './locate.js';
 import { lineSpans, type PasswordSpan, treeSpans } from './password-syntax.js';
-import { isMap, parseInPieces } from './yaml-lib.js';
+import { isMap, yaml } from './yaml-lib.js';
+import { readInPieces } from './yaml-pieces.js';
 
 export interface Read {
   data: unknown;
@@ -58,7 +59,7 @@ export function readPiecewise(text: string, file: string, env: Env): Read | unde
       return false;
     }
   };
-  const read = parseInPieces(text, visit);
+  const read = readInPieces(yaml(), text, visit);
   if (!read) return undefined;
   const { frame, lineCounter, tree } = read;
   interpolateNode(frame.contents, { base: [], env, substituted, failures });

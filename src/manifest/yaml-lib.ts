@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import { type PieceVisitor, type Piecewise, readInPieces } from './yaml-pieces.js';
 
 // `yaml` reads what the fast reader (fast-yaml.ts) gives up on: a manifest with problems to locate, or
 // YAML beyond plain mappings and lists. It is loaded on first use, through require() so that the bundle
 // leaves it in node_modules: a valid plain manifest, every run's case, never reads or compiles it.
 const load = createRequire(import.meta.url);
 let lib: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => {
+/** The library, loaded on the first call (yaml-pieces.ts takes it so). */
+export const yaml = (): typeof Yaml => {
   lib ??= load('yaml') as typeof Yaml;
   return lib;
 };
@@ -22,9 +22,4 @@ export function parseWithPositions(text: string): { doc: Yaml.Document; lineCoun
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   return { doc: parseDocument(text, { lineCounter, prettyErrors: false, merge: true }), lineCounter };
-}
-
-/** The text read a piece of its `websites:` list at a time (yaml-pieces.ts), or undefined. */
-export function parseInPieces(text: string, visit: PieceVisitor): Piecewise | undefined {
-  return readInPieces(yaml(), text, visit);
 }
