@@ -40,6 +40,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   #leading: boolean | undefined; // the role the election told last
   /** Whether the run in progress read the whole account (a resync), or only what an edit touched. */
   #readWhole = false;
+  /**
+   * Whether the run in progress planned from the whole account: only then has it met every condition
+   * that still stands (a resync that failed before it planned met none of them).
+   */
+  #plannedWhole = false;
   #last: RunReport | undefined;
   /** The account's plan limit as the last resync read it (edits of the manifest do not ask again). */
   #planLimit: PlanLimit | undefined;
@@ -180,6 +185,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     rate?.budget.use(asked ? 1 : rate.periodic);
     let end: RunEnd;
     this.#readWhole = false;
+    this.#plannedWhole = false;
     try {
       end = await this.#attempt(logger, triggers, leadership);
     } catch (error) {
@@ -192,8 +198,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       };
       if (!interrupted) this.#health.failed(error);
     }
-    // Only a resync meets again every condition that still stands (an edit reads part of the account).
-    if (this.#readWhole) this.#conditions.settle(logger);
+    // Only a resync that planned meets again every condition that still stands (an edit reads part of
+    // the account; a resync that failed before planning, the service down, met none).
+    if (this.#plannedWhole) this.#conditions.settle(logger);
     this.#finish({ run, triggers, durationMs: this.#now() - startedAt, ...end }, logger);
     return this.#readWhole;
   }
@@ -220,6 +227,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     });
     this.#known.remember(result, manifest.desired);
     if (!read) this.#planLimit = result.planLimit;
+    this.#plannedWhole = !read;
     this.#health.completed();
     notifyRun(this.#options.notifier, result, { triggers, dryRun: this.#options.dryRun });
     const dryRun = this.#options.dryRun;

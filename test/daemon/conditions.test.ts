@@ -74,6 +74,35 @@ describe('daemon: a standing condition is logged once', () => {
     expect(retries()).toHaveLength(2 * told);
   });
 
+  it('a resync that fails does not say a condition ended: the drift of an observed website stands while the service is down', async () => {
+    const f = await startFixture({
+      manifest: [
+        'version: 1',
+        'websites:',
+        '  - domain: a.example.com',
+        '    privacy: public',
+        '    observe: true',
+        '',
+      ].join('\n'),
+      simulator: { websites: [{ domain: 'a.example.com', privacy: 1 }] },
+      retry: { minDelayMs: 1, maxDelayMs: 2, maxRetries: 1 },
+    });
+    fixture = f;
+    const drifted = () => f.logs.filter((l) => l.level === 40 && /observed website\(s\) drifted/.test(l.msg));
+    const ended = () => f.logs.filter((l) => l.msg === 'observed websites: no drift any more');
+    await f.runAfter(0);
+    expect(drifted()).toHaveLength(1);
+    // The service down: the resync plans nothing, so it cannot tell that the drift ended.
+    f.sim.setFaults({ down: true });
+    expect(await f.resync()).toMatchObject({ result: 'failure' });
+    expect(ended()).toHaveLength(0);
+    // Back: the drift is still there, and was never said to have ended, so it is not said again.
+    f.sim.setFaults({ down: false });
+    expect(await f.resync()).toMatchObject({ result: 'success' });
+    expect(ended()).toHaveLength(0);
+    expect(drifted()).toHaveLength(1);
+  });
+
   it('a delete the traffic guard refuses: said once while refused, though its visitors move; again once it comes back', async () => {
     const f = await startFixture({
       manifest: manifestText(SITES, 'prune: true\n'),
