@@ -92,17 +92,28 @@ function backoffMs(
   return Math.floor(ceiling / 2 + random() * (ceiling / 2));
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const WEEKDAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** The three forms of an HTTP date (RFC 9110 §5.6.7): IMF-fixdate, RFC 850's, asctime's. */
+const HTTP_DATE = new RegExp(
+  `^(?:${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT|${WEEKDAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT|(${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}))$`,
+);
+
 /**
  * Milliseconds to wait from a Retry-After header: whole seconds or an HTTP date (RFC 9110 §10.2.3).
- * Anything else (`-5`, `1.5`, `1e3`, `0x10`) is no Retry-After, and the backoff applies: JavaScript
- * reads those as numbers, and `Date.parse` reads `-5` and `1.5` as dates in 2001, which would retry
- * at once, as fast as the answers come.
+ * Anything else (`-5`, `1.5`, `1e3`, `0x10`, `Mon 5`) is no Retry-After, and the backoff applies:
+ * JavaScript reads those as numbers, and `Date.parse` reads `-5`, `1.5` and `Mon 5` as dates in 2001,
+ * which would retry at once, as fast as the answers come.
  */
 export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
   const text = value?.trim() ?? '';
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day or month (`Wed, 21 Oct 2015 07:28:00 GMT`).
-  const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
+  const form = HTTP_DATE.exec(text);
+  if (!form) return undefined;
+  // asctime's form names no zone: it is GMT too (Date.parse would read it as local time).
+  const date = Date.parse(form[1] === undefined ? text : `${text} GMT`);
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 

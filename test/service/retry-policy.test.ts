@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   createRetryPolicy,
   DEFAULT_RETRY,
+  parseRetryAfter,
   RETRY_ERROR_CODES,
   RETRY_METHODS,
   RETRY_STATUS_CODES,
@@ -38,12 +39,30 @@ describe('retryDelayMs', () => {
     expect(delay).toBeLessThanOrEqual(10_000);
   });
 
-  it.each(['-5', '1.5', '1e3', '0x10', 'soon'])(
+  it.each(['-5', '1.5', '1e3', '0x10', 'soon', 'Mon 5', 'May 5', 'Jan 1', '5 Dec'])(
     'backs off as without one when Retry-After is %j, which is not whole seconds or a date',
     (value) => {
       expect(retryDelayMs(3, value, tuning, () => 0)).toBe(200);
     },
   );
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-27T12:00:00Z');
+  it.each([
+    ['an IMF-fixdate', 'Fri, 27 Nov 2026 12:00:30 GMT'],
+    ['an RFC 850 date', 'Friday, 27-Nov-26 12:00:30 GMT'],
+    ['an asctime date (in GMT, whatever the local time zone)', 'Fri Nov 27 12:00:30 2026'],
+  ])('reads %s', (_, value) => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      expect(parseRetryAfter(value, now)).toBe(30_000);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
 });
 
 describe('createRetryPolicy', () => {
