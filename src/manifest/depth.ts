@@ -4,7 +4,9 @@
 // reader sees the text: flow brackets nested more than MAX_FLOW_DEPTH deep, or block nesting whose
 // indentation (spaces, tabs and the `- `, `? `, `: ` indicators that nest on one line) passes
 // MAX_INDENT. Quoted scalars are skipped only where YAML would start one (a quote after `it's` or
-// `a "b` inside a flow list is plain text), so a quote cannot hide brackets that `yaml` would nest.
+// `a "b` inside a flow list is plain text; one after an anchor or a tag does start one), so a quote
+// cannot hide brackets that `yaml` would nest; one that goes on past its line is skipped only over the
+// lines indented enough to go on with it, as YAML reads it.
 import type { Problem } from '../model/index.js';
 
 export const MAX_FLOW_DEPTH = 64;
@@ -16,17 +18,26 @@ export const TOO_DEEP = `the manifest is nested too deeply here (more than ${MAX
 const OPENS_SCALAR = new Set(['[', '{', ',', ':', '-', '?']);
 const INDENTATION = new Set([' ', '\t', '-', '?', ':']);
 
-/** Where a quoted scalar opening at `i` ends (the index of its closing quote), or the line's end. */
-function quoteEnd(text: string, i: number): number {
-  const quote = text[i];
-  for (let j = i + 1; j < text.length; j++) {
+/**
+ * Where the text of a quoted scalar from `from` ends on its line: at its closing quote (`closed`), or
+ * at the line's end (the newline's index; the text's length at its end), where it goes on.
+ */
+function quoteEnd(text: string, from: number, quote: string): { at: number; closed: boolean } {
+  for (let j = from; j < text.length; j++) {
     const c = text[j];
-    if (c === '\n') return j - 1;
-    if (quote === '"' && c === '\\') j++;
+    if (c === '\n') return { at: j, closed: false };
+    if (quote === '"' && c === '\\' && text[j + 1] !== '\n') j++;
     else if (c === quote && quote === "'" && text[j + 1] === "'") j++;
-    else if (c === quote) return j;
+    else if (c === quote) return { at: j, closed: true };
   }
-  return text.length;
+  return { at: text.length, closed: false };
+}
+
+/** The column of a line's content: past its indentation and the `- `, `? `, `: ` that nest on it. */
+function contentColumn(text: string, lineStart: number): number {
+  let at = lineStart;
+  while (INDENTATION.has(text[at] as string)) at++;
+  return at - lineStart;
 }
 
 /** The last character before `i` on its line that is not a space or tab, or '' at the line's start. */
@@ -34,6 +45,26 @@ function previousMark(text: string, lineStart: number, i: number): string {
   let j = i - 1;
   while (j >= lineStart && (text[j] === ' ' || text[j] === '\t')) j--;
   return j < lineStart ? '' : (text[j] as string);
+}
+
+/**
+ * Whether a quote at `i` opens a quoted scalar: at a line's start, after a character that opens one
+ * (OPENS_SCALAR), or after an anchor or a tag (`&a "x"`, `!!str 'x'`) that stands there.
+ */
+function opensQuoted(text: string, lineStart: number, i: number): boolean {
+  let at = i;
+  for (;;) {
+    const mark = previousMark(text, lineStart, at);
+    if (mark === '' || OPENS_SCALAR.has(mark)) return true;
+    let end = at - 1;
+    while (text[end] === ' ' || text[end] === '\t') end--;
+    // A property is separated from what it marks.
+    if (end === at - 1) return false;
+    let start = end;
+    while (start > lineStart && text[start - 1] !== ' ' && text[start - 1] !== '\t') start--;
+    if (text[start] !== '&' && text[start] !== '!') return false;
+    at = start;
+  }
 }
 
 /** Characters that cannot start a plain scalar outside brackets (spaces, indicators, quotes). */
@@ -96,6 +127,11 @@ class DepthScan {
   indent = true;
   /** The indentation of the line holding a `|` or `>` header, while its block scalar lasts; else -1. */
   block = -1;
+  /**
+   * A quoted scalar that goes on past its line: its quote, and the indentation a line needs to go on
+   * with it (YAML ends it, in error, at a line less indented: brackets there are brackets again).
+   */
+  quoted: { quote: string; indent: number } | undefined;
 
   constructor(readonly text: string) {}
 
@@ -104,11 +140,40 @@ class DepthScan {
     this.line++;
     this.lineStart = i + 1;
     this.indent = true;
+    if (this.quoted) return this.#inQuoted(i);
     if (this.block < 0) return i;
     const end = blockLineEnd(this.text, this.lineStart, this.block);
     if (end !== undefined) return end - 1;
     this.block = -1;
     return i;
+  }
+
+  /** After a quote that opens a scalar at `i`: the index to continue from (its closing quote, or its line's end). */
+  quote(i: number): number {
+    const { text } = this;
+    const quote = text[i] as string;
+    const end = quoteEnd(text, i + 1, quote);
+    if (end.closed) return end.at;
+    this.quoted = { quote, indent: contentColumn(text, this.lineStart) + 1 };
+    return end.at - 1;
+  }
+
+  /** At the start of a line while a quoted scalar goes on: the index to continue from. */
+  #inQuoted(i: number): number {
+    const { text, quoted } = this;
+    if (!quoted) return i;
+    const spaces = leadingSpaces(text, this.lineStart);
+    const at = this.lineStart + spaces;
+    const blank = at === text.length || text[at] === '\n' || text[at] === '\r';
+    if (!blank && spaces < quoted.indent) {
+      this.quoted = undefined;
+      return i;
+    }
+    const end = quoteEnd(text, at, quoted.quote);
+    if (!end.closed) return end.at - 1;
+    this.quoted = undefined;
+    this.indent = false;
+    return end.at;
   }
 
   /** The index to continue from after a character that is not a bracket, quote or comment, outside brackets. */
@@ -142,8 +207,7 @@ export function tooDeep(text: string): { line: number; column: number } | undefi
     if (scan.indent && i - scan.lineStart >= MAX_INDENT)
       return { line: scan.line, column: i - scan.lineStart + 1 };
     if (c === '"' || c === "'") {
-      const mark = previousMark(text, scan.lineStart, i);
-      if (mark === '' || OPENS_SCALAR.has(mark)) i = quoteEnd(text, i);
+      if (opensQuoted(text, scan.lineStart, i)) i = scan.quote(i);
     } else if (c === '#' && (i === scan.lineStart || text[i - 1] === ' ' || text[i - 1] === '\t')) {
       const end = text.indexOf('\n', i);
       i = (end === -1 ? text.length : end) - 1;

@@ -166,6 +166,45 @@ describe('bytes that are not a manifest a parser can take', () => {
     expect(problems.filter((p) => /nested too deeply/.test(p.message))).toEqual([]);
   });
 
+  it.each([
+    ['double', (b: string) => `    password: "s3cret\n      ${b} more\n      end"\n    privacy: password\n`],
+    ['single', (b: string) => `    password: 's3cret\n      ${b} it''s\n      end'\n    privacy: password\n`],
+  ])('counts no bracket inside a %s-quoted value that spans lines', (_name, value) => {
+    const entries = Array.from({ length: 70 }, (_, i) => `  - domain: s${i}.example.com\n${value('[')}`);
+    const text = `version: 1\nwebsites:\n${entries.join('')}`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems.filter((p) => /nested too deeply/.test(p.message))).toEqual([]);
+  });
+
+  it.each([
+    ['double', '"'],
+    ['single', "'"],
+  ])('still refuses flow lists nested too deeply after a %s-quoted value that spans lines', (_name, q) => {
+    const deep = '['.repeat(100_000);
+    const text = `version: 1\nwebsites:\n  - domain: ${q}a.com\n      x${q} ${deep}\n`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    // One error where the nesting passes the limit; not one error per bracket.
+    expect(problems).toEqual([
+      expect.objectContaining({ line: 4, column: 74, message: expect.stringMatching(/nested too deeply/) }),
+    ]);
+  });
+
+  it.each([
+    ['a tag', 'domain: !!str "a.com" '],
+    ['an anchor', "domain: &site 'a.com' "],
+    ['an anchor and a tag', 'domain: &site !!str "a.com" '],
+  ])('still refuses flow lists nested too deeply after a quoted value with %s', (_name, value) => {
+    const text = `version: 1\nwebsites:\n  - ${value}${'['.repeat(100_000)}\n`;
+    const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
+    expect(problems).toEqual([
+      expect.objectContaining({
+        line: 3,
+        column: 4 + value.length + 65,
+        message: expect.stringMatching(/nested too deeply/),
+      }),
+    ]);
+  });
+
   it('still refuses flow lists nested too deeply after a block scalar and a plain value', () => {
     const text = `version: 1\nnote: |\n  [[[\nx: a[b\nwebsites: ${'['.repeat(65)}${']'.repeat(65)}\n`;
     const { problems } = parseManifest(text, { file: 'websites.yaml', env: {} });
