@@ -2,7 +2,8 @@
 // Letters match in either case. Any character may come as a numeric HTML entity (`&#80;`, `&#x50;`, the
 // `;` left out or not); any other than a letter or digit also as a named entity (`&amp;`, with or
 // without `;`), JSON-escaped (`\"`, `\u00e9`, escaped again inside a JSON log line), URL- or
-// form-encoded once or twice (`%26`, `%2526`, `+`); a run of whitespace may come folded into one
+// form-encoded once or twice (`%26`, `%2526`, `+`), `@` and `#` followed by the zero-width space of
+// Markdown written for GitHub (`@&#8203;`); a run of whitespace may come folded into one
 // space (an HTML page, an excerpt) or spelled otherwise. The secret's base64 (standard or URL-safe,
 // padded or not) is masked as it is. A long enough start of the secret that the text cuts short is
 // masked too (`cutLength`).
@@ -102,11 +103,18 @@ function charSpellings(char: string, entities: boolean): string {
     } else {
       const { plain, escapes } = encodings(char);
       pattern = group([...cases(char).map(escapeRegExp), ...plain], escapes);
+      if (char === '@' || char === '#') pattern += NOT_A_REFERENCE;
     }
     spellings.set(char, pattern);
   }
   return pattern;
 }
+
+/**
+ * What Markdown for GitHub writes after `@` and `#` (escapeMarkdown, plan/render-markdown.ts), so that
+ * neither mentions anyone nor links an issue: a zero-width space, as a character reference or itself.
+ */
+const NOT_A_REFERENCE = '(?:&#8203;|\u200b)?';
 
 /** A run of whitespace: any whitespace, spelled any way, as often as it comes (folded or not). */
 function whitespaceRun(run: string): string {

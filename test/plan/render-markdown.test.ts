@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/model/index.js';
 import {
   codeSpan,
   computePlan,
@@ -183,6 +184,16 @@ describe('markdown escaping', () => {
     expect(markdown).toContain('@\u200boctocat'); // shown as `@octocat`
     expect(markdown).not.toMatch(reference);
   });
+
+  it.each(['me@shop#1', 'p@ssw0rd!', '#hash_tag*', 'ab@c'])(
+    'still lets the output mask a secret with `@` or `#` (%j) in the text it escapes',
+    (secret) => {
+      const redactor = new Redactor();
+      redactor.add(secret);
+      const shown = redactor.show(escapeMarkdown(`the service said: ${secret} is not allowed`));
+      expect(shown).toBe('the service said: [redacted] is not allowed');
+    },
+  );
 
   it("escapes the service's ids too: a hostile id neither links nor splits a table row", () => {
     const hostile = '[pwn](https://e.vil)|<b>7';
