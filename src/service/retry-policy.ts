@@ -110,11 +110,17 @@ const HTTP_DATE = new RegExp(
 export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): number | undefined {
   const text = value?.trim() ?? '';
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = httpDate(text);
+  return date === undefined ? undefined : Math.max(0, date - nowMs);
+}
+
+/** An HTTP date's milliseconds since the epoch, or undefined for any other text. */
+function httpDate(text: string): number | undefined {
   const form = HTTP_DATE.exec(text);
   if (!form) return undefined;
   // asctime's form names no zone: it is GMT too (Date.parse would read it as local time).
-  const date = Date.parse(form[1] === undefined ? text : `${text} GMT`);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  const ms = Date.parse(form[1] === undefined ? text : `${text} GMT`);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -139,10 +145,9 @@ export function announcedWait(
   return { ms: Math.max(0, Number(reset) * 1000 - serverNow), header: 'X-RateLimit-Reset' };
 }
 
-/** An answer's Date header (whole seconds), if it has a readable one. */
+/** An answer's Date header (whole seconds), if it is an HTTP date (as a Retry-After's). */
 function dateOf(value: string | undefined): number | undefined {
-  const ms = value === undefined ? Number.NaN : Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
+  return value === undefined ? undefined : httpDate(value.trim());
 }
 
 function firstOf(value: string | string[] | undefined): string | undefined {

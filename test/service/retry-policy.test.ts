@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  announcedWait,
   createRetryPolicy,
   DEFAULT_RETRY,
   parseRetryAfter,
@@ -49,6 +50,14 @@ describe('retryDelayMs', () => {
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-11-27T12:00:00Z');
+  it.each(['5', 'Mon 5', '1.5'])(
+    'reads the window end from this clock when the Date header is %j, which is no HTTP date',
+    (date) => {
+      const reset = String(now / 1000 + 30);
+      expect(announcedWait(429, { date, 'x-ratelimit-reset': reset }, now)?.ms).toBe(30_000);
+    },
+  );
+
   it.each([
     ['an IMF-fixdate', 'Fri, 27 Nov 2026 12:00:30 GMT'],
     ['an RFC 850 date', 'Friday, 27-Nov-26 12:00:30 GMT'],
