@@ -3,13 +3,21 @@ import type { Condition, ConditionSink } from '../model/index.js';
 
 // The daemon's side of model/condition.ts: each condition is said once while it stands (later runs
 // that meet it again log it at debug level only), and its `ended` line once a run that looked at
-// everything (a resync) no longer meets it. A condition that comes back is said again.
+// everything (a resync that planned) no longer meets it. A condition that comes back is said again.
 
 export class ConditionLog implements ConditionSink {
   /** Said and standing, by key. */
   readonly #standing = new Map<string, Condition>();
-  /** Met since the last `settle`. */
+  /** Met since the last `begin`: by the resync in progress. */
   readonly #met = new Set<string>();
+
+  /**
+   * A resync starts reading: what earlier runs met (a resync that failed before it planned, an edit's
+   * run) is not what this one meets, which its `settle` tells apart.
+   */
+  begin(): void {
+    this.#met.clear();
+  }
 
   say(condition: Condition, logger: Logger): void {
     this.#met.add(condition.key);

@@ -221,6 +221,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const edit = triggers.every((trigger) => trigger === 'change');
     const read = edit ? this.#known.targetedRead(manifest.desired, this.#client.service, logger) : undefined;
     this.#readWhole = read === undefined;
+    if (this.#readWhole) this.#conditions.begin();
     const result = await this.#reconcile({ manifest, logger, read, leadership }).catch((error: unknown) => {
       this.#known.forget();
       throw error;
