@@ -1,5 +1,6 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { type Config, type Io, parseConfig, showing, UsageError } from '../cli/index.js';
 import { Redactor } from '../model/index.js';
@@ -39,8 +40,26 @@ export interface JobContext {
 }
 
 /** An Io on the process's streams through one redactor, stderr also kept. */
+/**
+ * The Action's redactor: every secret the tool learns, wherever it comes from (an input, the job's
+ * environment, a key file, the manifest's passwords), is also given to GitHub's own log masking, which
+ * masks what the runner prints beside the tool: one way in for both, so neither misses one.
+ */
+class GitHubMaskingRedactor extends Redactor {
+  readonly #told = new Set<string>();
+
+  override add(secret: string | undefined): void {
+    const text = secret?.trim();
+    if (text && !this.#told.has(text)) {
+      this.#told.add(text);
+      core.setSecret(text);
+    }
+    super.add(secret);
+  }
+}
+
 export function actionIo(env: NodeJS.ProcessEnv): Io & { written(): string } {
-  const redactor = new Redactor();
+  const redactor = new GitHubMaskingRedactor();
   let kept = '';
   const stderr = showing(process.stderr, redactor);
   const keeping = Object.create(stderr) as NodeJS.WritableStream;

@@ -26,10 +26,8 @@ export async function runAction(env: NodeJS.ProcessEnv): Promise<number> {
       // The state URL's password, as decoded and as written.
       ...stateSecrets(inputs.state),
     ]) {
-      if (secret) {
-        core.setSecret(secret);
-        io.redactor.add(secret);
-      }
+      // Given to GitHub's log masking too (actionIo's redactor).
+      if (secret) io.redactor.add(secret);
     }
     ctx = await jobContext(inputs, io, env);
     if (inputs.command === 'plan') return await runPlanJob(ctx);

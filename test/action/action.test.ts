@@ -160,6 +160,9 @@ describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS },
     const first = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
     const run1 = await planOn(7, first);
     expect(run1.code, run1.stderr).toBe(0);
+    // A secret the tool learns (here the manifest's password, from the job's environment) is GitHub's
+    // to mask too, in what the runner prints beside the tool.
+    expect(run1.stdout).toContain(`::add-mask::${PASSWORD}\n`);
     expect(run1.outputs).toMatchObject({
       'exit-status': '2',
       'has-changes': 'true',
@@ -814,7 +817,14 @@ describe('drift: one issue that lives as long as the drift', { timeout: SLOW_TES
     expect(withPrevious.code, withPrevious.stderr).toBe(0);
     expect(withPrevious.outputs['has-changes']).toBe('false');
     expect(simulator.requests.some((r) => JSON.stringify(r.headers).includes(KEY))).toBe(false);
-    expectNoSecret(alone, withPrevious);
+    // The key before, from a file the job's environment names: GitHub's masking is given it too.
+    const file = join(dir, 'previous-api-key');
+    writeFileSync(file, `${KEY}\n`);
+    runner.env = { ...runner.env, WEBSITES_SYNC_PREVIOUS_API_KEY_FILE: file };
+    const fromFile = await drift({});
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.stdout).toContain(`::add-mask::${KEY}\n`);
+    expectNoSecret(alone, withPrevious, fromFile);
   });
 
   it('a manifest beyond the account\'s plan limit is drift (and an error), never "No drift"', async () => {
