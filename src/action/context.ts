@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import * as core from '@actions/core';
 import { context as githubContext } from '@actions/github';
 import { type Config, type Io, parseConfig, showing, UsageError } from '../cli/index.js';
-import { Redactor } from '../model/index.js';
+import { MIN_SECRET_LENGTH, Redactor } from '../model/index.js';
 import { backupPathFor } from '../state/index.js';
 import { type BranchStore, trackedUnder } from './branch.js';
 import { connectGitHub, type GitHub, type Repo } from './github.js';
@@ -50,7 +50,9 @@ class GitHubMaskingRedactor extends Redactor {
 
   override add(secret: string | undefined): void {
     const text = secret?.trim();
-    if (text && !this.#told.has(text)) {
+    // GitHub masks every occurrence, inside words too: a short one (a password `ab1`) would make the
+    // log unreadable, so it is left to this redactor, which masks it where it stands as a word.
+    if (text && text.length >= MIN_SECRET_LENGTH && !this.#told.has(text)) {
       this.#told.add(text);
       core.setSecret(text);
     }

@@ -288,6 +288,16 @@ describe('plan: one living comment per pull request', { timeout: SLOW_TEST_MS },
     for (const line of run.stderr.split('\n').filter((l) => l.startsWith('{"level"'))) JSON.parse(line);
   });
 
+  it("a short password is not given to GitHub's masking, which would mask it inside every word", async () => {
+    runner.env = { ...runner.env, SHOP_PASSWORD: 'ab1' };
+    await converge();
+    git(runner.workspace, 'checkout', '-q', '-b', 'add-shop');
+    const run = await planOn(7, commitManifest(runner.workspace, WITH_SHOP, 'add shop'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`::add-mask::${KEY}\n`);
+    expect(run.stdout).not.toContain('::add-mask::ab1');
+  });
+
   it('a pull request from a fork (no secrets) is told so in the job summary, without a stack trace', async () => {
     const head = commitManifest(runner.workspace, WITH_SHOP, 'add shop');
     const run = await planOn(11, head, { 'api-key': '' }, 'someone/sites');
