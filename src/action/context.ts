@@ -46,17 +46,12 @@ export interface JobContext {
  * masks what the runner prints beside the tool: one way in for both, so neither misses one.
  */
 class GitHubMaskingRedactor extends Redactor {
-  readonly #told = new Set<string>();
-
-  override add(secret: string | undefined): void {
-    const text = secret?.trim();
+  override add(secret: string | undefined): string | undefined {
+    const added = super.add(secret);
     // GitHub masks every occurrence, inside words too: a short one (a password `ab1`) would make the
     // log unreadable, so it is left to this redactor, which masks it where it stands as a word.
-    if (text && text.length >= MIN_SECRET_LENGTH && !this.#told.has(text)) {
-      this.#told.add(text);
-      core.setSecret(text);
-    }
-    super.add(secret);
+    if (added !== undefined && added.length >= MIN_SECRET_LENGTH) core.setSecret(added);
+    return added;
   }
 }
 

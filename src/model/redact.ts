@@ -175,14 +175,16 @@ export class Redactor {
 
   /**
    * Remembers a secret (in all its spellings) from now on; empty values are skipped. Whitespace around
-   * it is not part of what is masked: an excerpt may have trimmed it.
+   * it is not part of what is masked: an excerpt may have trimmed it. Returns the secret as it is
+   * masked when it is new, else undefined.
    */
-  add(secret: string | undefined): void {
+  add(secret: string | undefined): string | undefined {
     const core = secret?.trim();
-    if (core === undefined || core === '' || this.#secrets.has(core)) return;
+    if (core === undefined || core === '' || this.#secrets.has(core)) return undefined;
     this.#secrets.set(core, compile(core));
     this.#byAnchor = undefined;
     this.#index = undefined;
+    return core;
   }
 
   redact(text: string): string {
