@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDocument, Redactor } from '../../src/model/index.js';
+import { jsonDocument, REDACTED, Redactor } from '../../src/model/index.js';
 
 // A JSON document stays JSON, whatever a secret is: secrets are masked in its strings, keys included,
 // and its bare literals (numbers, true, false, null) are left as they are.
@@ -22,17 +22,7 @@ const documentWith = (secret: string) => ({
   [`key ${secret}`]: secret,
 });
 
-const masked = {
-  dry_run: true,
-  risky: false,
-  id: null,
-  visitors: 1234,
-  delta: -1,
-  big: 1e3,
-  list: [true, null, 1234, -1, 1000, 'x'],
-  msg: 'the password [redacted] was refused',
-  'key [redacted]': '[redacted]',
-};
+const masked = documentWith(REDACTED);
 
 describe('Redactor.showJson: a secret that is a word of JSON', () => {
   it.each(['true', 'false', 'null', '1234', '-1', '1e3', '1000'])('%s: masked in strings only', (secret) => {

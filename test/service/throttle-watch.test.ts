@@ -7,6 +7,17 @@ import { ThrottleWatch } from '../../src/service/throttle-watch.js';
 
 const FIVE_MINUTES_MS = 5 * 60_000;
 
+/** A watch on two clocks the test moves: the wall clock, which can be set, and a monotonic one. */
+function onClocks() {
+  const clock = { wall: Date.UTC(2026, 10, 27, 8, 0, 0), elapsed: 1_000 };
+  const watch = new ThrottleWatch(
+    FIVE_MINUTES_MS,
+    () => clock.wall,
+    () => clock.elapsed,
+  );
+  return { watch, clock };
+}
+
 /** The service `server` plays, listening on an ephemeral port, and a client of it (one request at a time). */
 async function clientOf(server: Server): Promise<ReturnType<typeof connectService>> {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -151,51 +162,34 @@ describe('two long waits, the shorter answered last (requests in flight when the
 
 describe('a wait of days or years', () => {
   it('holds a day at most, then one request asks again: a daemon is never held for good', () => {
-    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
-    let elapsed = 1_000;
-    const watch = new ThrottleWatch(
-      FIVE_MINUTES_MS,
-      () => wall,
-      () => elapsed,
-    );
+    const { watch, clock } = onClocks();
     const said = watch.seen(429, { 'retry-after': '9'.repeat(300) });
     expect(said).toContain('the service asked to wait more than a year');
     expect(said).toContain('nothing more is sent for 24 hours, then websites-sync asks again');
-    wall += 86_400_000 - 1;
-    elapsed += 86_400_000 - 1;
+    clock.wall += 86_400_000 - 1;
+    clock.elapsed += 86_400_000 - 1;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).toThrow(/not sent/);
-    wall += 1;
-    elapsed += 1;
+    clock.wall += 1;
+    clock.elapsed += 1;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
   });
 });
 
 describe("the machine's clock set back during a long wait", () => {
   it('requests go again once the time asked for has passed, not an hour later', () => {
-    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
-    let elapsed = 1_000;
-    const watch = new ThrottleWatch(
-      FIVE_MINUTES_MS,
-      () => wall,
-      () => elapsed,
-    );
+    const { watch, clock } = onClocks();
     watch.seen(429, { 'retry-after': '600' });
     // 10 minutes pass; meanwhile the clock was corrected one hour back.
-    elapsed += 600_000;
-    wall += 600_000 - 3_600_000;
+    clock.elapsed += 600_000;
+    clock.wall += 600_000 - 3_600_000;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
   });
 
   it('nor later than the clock says, when the time passed while the machine slept', () => {
-    let wall = Date.UTC(2026, 10, 27, 8, 0, 0);
-    const elapsed = 1_000; // a monotonic clock stands still while the machine is suspended
-    const watch = new ThrottleWatch(
-      FIVE_MINUTES_MS,
-      () => wall,
-      () => elapsed,
-    );
+    const { watch, clock } = onClocks();
     watch.seen(503, { 'retry-after': '3600' });
-    wall += 3_600_000;
+    // Only the wall clock moves: a monotonic clock stands still while the machine is suspended.
+    clock.wall += 3_600_000;
     expect(() => watch.beforeSending('GET', '/api/v1/websites')).not.toThrow();
   });
 });
