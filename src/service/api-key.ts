@@ -3,8 +3,18 @@
 // rotation (daemon/key-file.ts), with the same rules and the same messages.
 import { readFile } from 'node:fs/promises';
 
+/**
+ * The longest key taken: it travels in a header (the service's keys are under 100 characters). A
+ * longer one is refused before anything else reads it: every spelling of a secret is masked in all
+ * the tool writes, and a key of megabytes (a wrong file named) kept a run busy without end.
+ */
+export const MAX_API_KEY_LENGTH = 4096;
+
 /** What is wrong with a key (`where` names its source), or undefined; never the key itself. */
 export function apiKeyProblem(key: string, where: string): string | undefined {
+  if (key.length > MAX_API_KEY_LENGTH) {
+    return `${where} holds ${key.length} characters; an API key has at most ${MAX_API_KEY_LENGTH} (is it the right file?)`;
+  }
   const lines = key.split(/\r?\n/).length;
   if (lines > 1) return `${where} holds ${lines} lines; it must hold only the API key, on one line`;
   if (/\s/.test(key)) return `${where} holds a space inside the key; it must hold only the API key`;

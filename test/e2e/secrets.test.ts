@@ -185,6 +185,19 @@ describe('an API key that cannot travel in a header', () => {
     }
     expect(simulator.requests).toEqual([]);
   });
+
+  it('a key of megabytes (a wrong file named) is refused at once, as the key before a rotation is', async () => {
+    const keyFile = join(dir, 'big');
+    await writeFile(keyFile, 'k'.repeat(5_000_000));
+    for (const name of ['WEBSITES_SYNC_API_KEY_FILE', 'WEBSITES_SYNC_PREVIOUS_API_KEY_FILE']) {
+      const run = await runCli(['--once', '--dry-run'], { ...env, [name]: keyFile });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(
+        `${name}: ${keyFile} holds 5000000 characters; an API key has at most 4096 (is it the right file?)`,
+      );
+    }
+    expect(simulator.requests).toEqual([]);
+  });
 });
 
 describe('Redactor', () => {
