@@ -1,25 +1,35 @@
-// The second half of `npm run build`: bundles the CLI (src/cli/main.ts and everything it imports,
-// dependencies included) into dist/cli/main.js and its lazily loaded chunks, over tsc's dist/cli/main.js.
-// One file per command instead of hundreds of modules to resolve and read halves start-up; the other
-// dist/ modules (tsc's) stay for the library-style imports of the tests and the benchmark.
+// The second half of `npm run build`: bundles the CLI into two files, over tsc's dist/cli/main.js: its
+// code (src/cli/cli.ts and everything it imports, dependencies included) into dist/cli/cli.cjs, and the
+// loader that runs it from its code cache (src/cli/main.ts) into dist/cli/main.js. One script instead of
+// hundreds of modules to resolve and read halves start-up; the other dist/ modules (tsc's) stay for the
+// library-style imports of the tests and the benchmark.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CLI_BUNDLE, checkUndiciImports } from './cli-bundle.mjs';
+import { CLI_SCRIPT, checkUndiciImports, cliLoader, scriptId } from './cli-bundle.mjs';
 
 const outdir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
-const CHUNK = /^bundle-.*\.js(\.map)?$/;
+// The files this writes, and the chunks of the ES module bundle the CLI was before.
+const OURS = /^(bundle-.*\.js|cli\.cjs)(\.map)?$/;
 // `--check-action` (CI: .ci/run) only builds the Action and compares it with the committed file: the
 // CLI's bundle in dist/ is left as it is.
 const checkAction = process.argv.includes('--check-action');
 
 if (!checkAction) {
   checkUndiciImports();
-  for (const name of readdirSync(outdir)) if (CHUNK.test(name)) rmSync(`${outdir}${name}`);
+  for (const name of readdirSync(outdir)) if (OURS.test(name)) rmSync(`${outdir}${name}`);
+  const script = await build({
+    ...CLI_SCRIPT,
+    entryPoints: [fileURLToPath(new URL('../src/cli/cli.ts', import.meta.url))],
+    outfile: `${outdir}cli.cjs`,
+    write: false,
+  });
+  for (const file of script.outputFiles) writeFileSync(file.path, file.contents);
+  const text = script.outputFiles.find((file) => file.path.endsWith('.cjs')).text;
   await build({
-    ...CLI_BUNDLE,
+    ...cliLoader(scriptId(text)),
     entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
-    outdir,
+    outfile: `${outdir}main.js`,
   });
   // Installed as the `websites-sync` command, it runs through its shebang.
   chmodSync(`${outdir}main.js`, 0o755);

@@ -1,5 +1,6 @@
 // How the CLI is bundled (scripts/bundle.mjs), shared with the benchmark's start-up floor
 // (bench/lib/startup-floor.mjs), which must load its dependencies exactly as the CLI does.
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -124,30 +125,58 @@ export function importedNames(source, specifier) {
   return names.size > 0 ? [...names].sort() : undefined;
 }
 
-/** esbuild's options for the CLI's bundle, but its entry points and output. */
-export const CLI_BUNDLE = {
+// What the CLI's two files share: everything bundled, minified but for identifiers (kept for stack
+// traces), and the same subsets of undici and zod.
+const COMMON = {
   bundle: true,
-  // Each command (daemon, simulator, export…) stays in chunks of its own, loaded only when it runs.
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node22',
-  // Flat beside main.js: modules that find files relative to themselves (package.json) keep their depth.
-  chunkNames: 'bundle-[name]-[hash]',
-  // Less to read and compile at every start; identifiers keep their names for stack traces.
+  // Less to read at every start; identifiers keep their names for stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
-  sourcemap: 'linked',
-  // Dependencies written as CommonJS call require(); an ES module bundle has to provide it.
-  banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-  },
   // Only the part of undici the service client uses (see undici-lite.cjs).
   alias: { undici: LITE },
   plugins: [withoutHttp2, englishZod, builtinsByRequire],
-  // As in Node's own build of undici: its HTTP/1 parser is llhttp, and the experimental Milo parser
-  // (UNDICI_USE_MILO=1, 150 kB of WebAssembly in base64) is left out.
-  define: { esbuildDetection: 'true' },
   logLevel: 'warning',
 };
+
+/**
+ * esbuild's options for the CLI's code, but its entry point and output: one CommonJS script (the CLI's
+ * is dist/cli/cli.cjs) that the loader runs from a code cache made after a run (src/cli/script-cache.ts).
+ * A module imported with `import()` (each command: daemon, simulator, export…) is evaluated only when the
+ * run imports it, as in an ES module bundle; it is only read and compiled with the rest.
+ */
+export const CLI_SCRIPT = {
+  ...COMMON,
+  format: 'cjs',
+  sourcemap: 'linked',
+  // A module that finds files relative to itself (package.json, a dependency it requires on demand)
+  // is given the script's own URL: the script sits beside main.js, at the same depth as its sources.
+  banner: { js: "const __scriptUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // As in Node's own build of undici: its HTTP/1 parser is llhttp, and the experimental Milo parser
+  // (UNDICI_USE_MILO=1, 150 kB of WebAssembly in base64) is left out.
+  define: { esbuildDetection: 'true', 'import.meta.url': '__scriptUrl' },
+};
+
+/**
+ * esbuild's options for the loader (dist/cli/main.js, the `websites-sync` command), but its entry point
+ * and output: an ES module that catches signals, then runs the script; `id`, a hash of the script,
+ * names the script's code cache.
+ */
+export function cliLoader(id) {
+  return {
+    ...COMMON,
+    format: 'esm',
+    // Built-in modules are required (builtinsByRequire): an ES module has to provide require().
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    define: { CLI_SCRIPT_ID: JSON.stringify(id) },
+  };
+}
+
+/** The id of a built script: names its code cache, which V8 checks only against the script's length. */
+export function scriptId(text) {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

@@ -8,6 +8,8 @@ import { Agent } from 'undici';
 import { z } from 'zod';
 import { setRunOptions } from '../../src/cli/v8-options.ts';
 
+export { restoreDefaults } from '../../src/cli/v8-options.ts';
+
 const Page = z.object({ data: z.array(z.object({ id: z.number(), domain: z.string() })) });
 
 export async function dryRun(baseUrl, apiKey) {

@@ -4,7 +4,8 @@
 // shared by every user of the machine, and the per-user directory Node makes in it has a name anyone
 // can predict and make first (another user's entry planted there ran in a run of this CLI and read
 // WEBSITES_SYNC_API_KEY). So the CLI keeps its cache in a directory of its user's own, reached through
-// directories nobody else can change, or runs without one: a fifth slower to start, the same in all else.
+// directories nobody else can change, or runs without one, and then without the code cache of its own
+// script too (script-cache.ts): about 60% slower to start, the same in all else.
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
 import { homedir, tmpdir } from 'node:os';

@@ -4,8 +4,13 @@
 // runs stay within a small container's limit (docs/explanation/benchmarks.md). Other V8 options are set
 // once the run has started (v8-options.ts): on the command line they would cost Node the code cache of
 // its own modules. Run as `node dist/cli/main.js`, pass it yourself.
+import { fileURLToPath } from 'node:url';
 import { enableOwnCompileCache } from './compile-cache.js';
 import { catchSignals, holdStartForTests } from './early-signals.js';
+import { loadScript } from './script-cache.js';
+
+/** A hash of dist/cli/cli.cjs, written in by the build (scripts/bundle.mjs): names its code cache. */
+declare const CLI_SCRIPT_ID: string;
 
 // Checked before anything else loads: on an older Node the modules below fail with errors that say
 // nothing of the version (`Cannot read properties of undefined (reading 'bind')`).
@@ -21,10 +26,12 @@ if (major < 22 || (major === 22 && minor < 22)) {
 // saved. One arriving before the command is ready is held and handed to it (early-signals.ts).
 const signals = catchSignals();
 await holdStartForTests(process.env);
-// Before the rest is imported: the bundle's chunks are compiled once and reused from the cache (in a
-// directory of the user's own, compile-cache.ts) by every later run: a fifth of a dry run's start-up.
+// Before the rest is loaded: what Node loads itself (a dependency it requires) is compiled once and
+// reused from its compile cache (in a directory of the user's own, compile-cache.ts) by every later run;
+// the CLI's own script, from a cache of its own made at the end of a run, beside it (script-cache.ts).
 enableOwnCompileCache();
-const { processIo } = await import('./io.js');
-const { run } = await import('./run.js');
-
-process.exitCode = await run(process.argv.slice(2), { ...processIo(), signals });
+const cli = loadScript(fileURLToPath(new URL('./cli.cjs', import.meta.url)), CLI_SCRIPT_ID);
+const { main, restoreDefaults } = cli.exports as typeof import('./cli.js');
+const { exitCode, cacheKind } = await main(process.argv.slice(2), signals);
+process.exitCode = exitCode;
+cli.save(cacheKind, restoreDefaults);

@@ -1,4 +1,4 @@
-import { parseConfig } from './args.js';
+import { type Config, parseConfig } from './args.js';
 import { EXIT, ExitError, UsageError } from './errors.js';
 import { helpFor } from './help.js';
 import type { Io } from './io.js';
@@ -9,12 +9,17 @@ import { VERSION } from './version.js';
  * is loaded when it runs, so `validate` or `--help` does not pay for the daemon's HTTP server and
  * metrics (start-up time counts in CI and in every one-shot run).
  */
-export async function run(argv: string[], io: Io): Promise<number> {
+export async function run(
+  argv: string[],
+  io: Io,
+  onCommand?: (command: Config['command']) => void,
+): Promise<number> {
   // The stack of an unexpected error is shown at the debug and trace levels, however they were asked for.
   let logLevel = io.env.WEBSITES_SYNC_LOG_LEVEL;
   try {
     const config = parseConfig(argv, io.env);
     logLevel = config.logLevel ?? logLevel;
+    onCommand?.(config.command);
     // Only the daemon and `--once` act on signals; any other command is stopped by them as usual.
     if (config.command !== 'sync') await io.signals?.release();
     switch (config.command) {

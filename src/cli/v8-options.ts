@@ -12,6 +12,12 @@ import { setFlagsFromString } from 'node:v8';
 let set = false;
 let growth = false;
 
+/** The options set here, and V8's defaults (`node --v8-options`), which a fresh process starts with. */
+const HEAP_GROWTH = 25;
+const DEFAULT_HEAP_GROWTH = 0;
+const WASM_TIERING_BUDGET = 100_000_000;
+const DEFAULT_WASM_TIERING_BUDGET = 13_000_000;
+
 /**
  * The old generation grows 25% beyond what survived its last full collection (V8's default: up to
  * several times that), so a large plan's transient garbage (the manifest's YAML tree, list pages) is
@@ -23,7 +29,7 @@ let growth = false;
 export function setHeapGrowth(): void {
   if (growth) return;
   growth = true;
-  setFlagsFromString('--heap-growing-percent=25');
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWTH}`);
 }
 
 /**
@@ -42,5 +48,17 @@ export function setRunOptions(usesTls: boolean): void {
   // send the parser's main function to the optimizing compiler (about 50 ms of CPU and 20 MB on a worker
   // thread), which a short run then waits for at exit. A larger budget lets a short run end without
   // it; a long run still gets the optimized parser, later.
-  setFlagsFromString('--wasm-tiering-budget=100000000');
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+}
+
+/**
+ * Puts back V8's defaults of the options set here, at the end of a run, before its code cache is made
+ * (script-cache.ts): V8 refuses a cache made under options other than its own, and the next run loads
+ * the cache before it sets any. test/e2e/script-cache.test.ts checks that the next run accepts it.
+ */
+export function restoreDefaults(): void {
+  if (growth) setFlagsFromString(`--heap-growing-percent=${DEFAULT_HEAP_GROWTH}`);
+  if (set) setFlagsFromString(`--wasm-tiering-budget=${DEFAULT_WASM_TIERING_BUDGET}`);
+  growth = false;
+  set = false;
 }

@@ -1,51 +1,72 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, expect, it } from 'vitest';
+import { CLI_SCRIPT } from '../../scripts/cli-bundle.mjs';
 
-// Issue 23 §5: what a run reads and compiles before its first request. The files the CLI bundle loads
-// for `--once` (main.js, the run and once chunks, and everything they import statically) hold neither
-// the `yaml` library (a valid manifest is read by the fast reader; yaml is required on first use),
-// nor undici's HTTP/2 client or Milo parser, nor zod's 63 other languages. And they take Node's built-in
-// modules by the names they use, never through esbuild's CommonJS interop, which reads every export's
-// descriptor and so runs the module's lazy getters (node:util: worker_threads and its diff).
+// Issue 23 §5: what a run evaluates before its first request. The CLI's code is one script
+// (dist/cli/cli.cjs, scripts/cli-bundle.mjs) in which a module imported with `import()` is evaluated
+// only when the run imports it: the modules a `--once` run evaluates are those cli.ts and the once
+// command import statically. They hold neither the `yaml` library (a valid manifest is read by the
+// fast reader; yaml is required on first use), nor undici's HTTP/2 client or Milo parser, nor zod's 63
+// other languages. And they take Node's built-in modules by the names they use, never through
+// esbuild's CommonJS interop, which reads every export's descriptor and so runs the module's lazy
+// getters (node:util: worker_threads and its diff).
 
-const dir = fileURLToPath(new URL('../../dist/cli/', import.meta.url));
-const chunks = readdirSync(dir).filter((name) => name.endsWith('.js'));
-const text = (name: string) => readFileSync(join(dir, name), 'utf8');
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let inputs: Metafile['inputs'] = {};
+let text = '';
 
-/** A file and every file it imports statically (`import(…)` loads later, on demand). */
-function startupSet(entries: string[]): Set<string> {
+beforeAll(async () => {
+  const result = await build({
+    ...CLI_SCRIPT,
+    absWorkingDir: root,
+    entryPoints: ['src/cli/cli.ts'],
+    outfile: 'dist/cli/cli.cjs',
+    write: false,
+    metafile: true,
+  });
+  inputs = result.metafile?.inputs ?? {};
+  text = result.outputFiles?.find((file) => file.path.endsWith('.cjs'))?.text ?? '';
+}, 60_000);
+
+/** The modules `entries` evaluate as they load: every static import and require, not `import()`. */
+function evaluated(entries: string[]): string[] {
   const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    for (const [, next] of text(name).matchAll(/from\s*"\.\/([^"]+\.js)"/g)) visit(next as string);
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const next of inputs[path]?.imports ?? []) {
+      if (next.kind !== 'dynamic-import' && !next.external) visit(next.path);
+    }
   };
   for (const entry of entries) visit(entry);
-  return seen;
+  return [...seen];
 }
 
-/** The entry files of a `--once` run: main.js, and the run, once and io chunks it imports on demand. */
-const onceEntries = ['main.js', ...chunks.filter((n) => /^bundle-(run|once|io)-/.test(n))];
+const onceRun = () => evaluated(['src/cli/cli.ts', 'src/cli/commands/once.ts']);
 
-it('a --once run loads no yaml, no HTTP/2 client, no Milo parser and no locale but English', () => {
-  expect(onceEntries).toHaveLength(4);
-  const loaded = [...startupSet(onceEntries)];
-  const holding = (marker: string) => loaded.filter((name) => text(name).includes(marker));
-  expect(holding('Symbol.for("yaml.')).toEqual([]);
-  expect(holding('node:http2')).toEqual([]);
-  expect(holding('UNDICI_USE_MILO')).toEqual([]);
-  expect(holding('Nieprawidłowe')).toEqual([]); // zod's Polish messages
+it('a --once run evaluates no yaml, no HTTP/2 client, no Milo parser and no locale but English', () => {
+  const modules = onceRun();
+  expect(modules).toContain('src/service/http.ts');
+  expect(modules.filter((path) => path.includes('node_modules/yaml/'))).toEqual([]);
+  expect(modules.filter((path) => /node_modules\/.*(client-h2|milo)/i.test(path))).toEqual([]);
+  // zod's index of locales, as the bundle writes it (english-zod, cli-bundle.mjs), and English.
+  const locales = modules.filter((path) => path.includes('zod/v4/locales/'));
+  expect(locales.map((path) => path.replace(/^(\w+-?\w*:)?.*\//, '$1'))).toEqual([
+    'english-zod:index.js',
+    'en.js',
+  ]);
+});
+
+it('the script holds no HTTP/2 client, Milo parser or other locale at all', () => {
+  expect(text).toContain('undici');
+  expect(text).not.toContain('node:http2');
+  expect(text).not.toContain('UNDICI_USE_MILO');
+  expect(text).not.toContain('Nieprawidłowe'); // zod's Polish messages
 });
 
 it('a --once run takes the built-in modules it imports by name, not through the CommonJS interop', () => {
-  const loaded = [...startupSet(onceEntries)];
-  // Each chunk's source map names the modules in it: a built-in through the interop is `builtin:node:…`,
-  // one taken by names `builtin-names:node:…#names`.
-  const sources = loaded.flatMap(
-    (name) => (JSON.parse(text(`${name}.map`)) as { sources: string[] }).sources,
-  );
-  expect(sources.filter((source) => source.startsWith('builtin:'))).toEqual([]);
-  expect(sources).toContain('builtin-names:node:util#parseArgs');
+  const modules = onceRun();
+  expect(modules.filter((path) => path.startsWith('builtin:'))).toEqual([]);
+  expect(modules).toContain('builtin-names:node:util#parseArgs');
 });

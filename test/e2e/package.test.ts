@@ -97,7 +97,7 @@ describe('the npm package', () => {
     expect(files).toContain('schema/websites.schema.json');
     const unexpected = files.filter(
       (f) =>
-        !/^(LICENSE|README\.md|package\.json|schema\/websites\.schema\.json|dist\/cli\/(main|bundle-[\w-]+)\.js)$/.test(
+        !/^(LICENSE|README\.md|package\.json|schema\/websites\.schema\.json|dist\/cli\/(main\.js|cli\.cjs))$/.test(
           f,
         ),
     );

@@ -1,0 +1,99 @@
+// The CLI's code (dist/cli/cli.cjs, one script) runs from a code cache of its own, made after a run.
+// Node's compile cache is made when a module is compiled, before it runs: it holds a module's top-level
+// code and none of the functions it calls later, so every run compiled again the functions of undici,
+// zod, pino and the tool that it used (the largest part of a one-shot run's start-up). V8 makes a
+// script's cache whenever asked, holding every function compiled so far: made at the end of a run, it
+// holds what such a run needs, and the next one runs it without compiling (a one-website dry run starts
+// about a fifth faster). It lives in the directory Node's compile cache was given (compile-cache.ts:
+// the user's own, or NODE_COMPILE_CACHE), in its subdirectory for this Node version, V8 options and CPU,
+// and it is off when that cache is (NODE_DISABLE_COMPILE_CACHE, or no safe directory).
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, getCompileCacheDir } from 'node:module';
+import { dirname, join } from 'node:path';
+import { constants, Script } from 'node:vm';
+
+/**
+ * Which cache a run makes: a run of the service (`sync`: `--once`, the daemon, a dry run), which most
+ * runs are, or any other command (`--version`, `validate`…), whose cache serves only until a run of the
+ * service has made its own. So the first command on a machine does not decide for every later run.
+ */
+export type CacheKind = 'sync' | 'other';
+const KINDS: readonly CacheKind[] = ['sync', 'other'];
+
+/** A script loaded by `loadScript`: what it exports, and how to save its cache once it has run. */
+export interface LoadedScript {
+  exports: Record<string, unknown>;
+  /**
+   * Saves the cache of what has run, as `kind`, unless the cache it was loaded from already serves that
+   * kind. `beforeSaving` puts back V8's default options first: V8 refuses a cache made under other
+   * options, and a fresh process starts with the defaults. Never throws: the cache is an optimisation.
+   */
+  save(kind: CacheKind, beforeSaving?: () => void): void;
+}
+
+/**
+ * Runs `file`, a CommonJS script, as Node runs a CommonJS module (its `require` resolves beside it),
+ * from its cache when one made for this very script (`id`: a hash of its bytes, which V8 does not
+ * check) is accepted by V8.
+ */
+export function loadScript(file: string, id: string): LoadedScript {
+  const source = readFileSync(file, 'utf8');
+  const dir = getCompileCacheDir();
+  const cacheFile = (kind: CacheKind) => (dir ? join(dir, `websites-sync-${id}-${kind}.cache`) : undefined);
+  let loaded: CacheKind | undefined;
+  let script: Script | undefined;
+  for (const kind of KINDS) {
+    const cachedData = readCache(cacheFile(kind));
+    if (!cachedData) continue;
+    script = compile(source, file, cachedData);
+    if (!script.cachedDataRejected) {
+      loaded = kind;
+      break;
+    }
+  }
+  script ??= compile(source, file, undefined);
+  const module = { exports: {} as Record<string, unknown> };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  const made = script;
+  return {
+    exports: module.exports,
+    save(kind, beforeSaving) {
+      const path = cacheFile(kind);
+      if (!path || loaded === kind || (kind === 'other' && loaded !== undefined)) return;
+      try {
+        beforeSaving?.();
+        // Written whole under another name, then renamed: a run starting meanwhile reads the old file
+        // or the new one, never half of one.
+        const partial = `${path}.${process.pid}.partial`;
+        writeFileSync(partial, made.createCachedData(), { mode: 0o600 });
+        try {
+          renameSync(partial, path);
+        } catch {
+          rmSync(partial, { force: true });
+        }
+      } catch {
+        // A full disk or a directory gone: the next run compiles, as without a cache.
+      }
+    },
+  };
+}
+
+function readCache(path: string | undefined): Buffer | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The script wrapped as Node wraps a CommonJS module: the wrapper's first line is the script's. */
+function compile(source: string, filename: string, cachedData: Buffer | undefined): Script {
+  return new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename,
+    ...(cachedData ? { cachedData } : {}),
+    // The script imports nothing itself (esbuild inlines its modules); a dependency may.
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+}

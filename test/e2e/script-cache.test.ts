@@ -1,0 +1,93 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Simulator, startSimulator } from '../../src/simulator/index.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
+
+// The CLI's code runs from a code cache made at the end of a run (src/cli/script-cache.ts), in the
+// directory of Node's compile cache (compile-cache.ts, whose own test covers where that may be).
+
+const API_KEY = 'script-cache-key-7f3a9c';
+const PASSWORD = 'script-cache-password-51d2';
+let simulator: Simulator;
+
+beforeAll(async () => {
+  simulator = await startSimulator({ apiKey: API_KEY });
+});
+afterAll(async () => simulator?.close());
+
+/** A temporary directory of the run's own, a manifest of one website, and the environment for it. */
+async function setUp(extra: Record<string, string> = {}) {
+  const temp = await mkdtemp(join(tmpdir(), 'script-cache-'));
+  await writeFile(
+    join(temp, 'websites.yaml'),
+    'version: 1\nwebsites:\n  - domain: cache.example\n    privacy: password\n    password: ${SITE_PASSWORD}\n',
+  );
+  const env = { ...toolEnv(simulator, temp), SITE_PASSWORD: PASSWORD, TMPDIR: temp, ...extra };
+  const dryRun = () => runCli(['--once', '--dry-run'], env);
+  return { temp, env, dryRun };
+}
+
+/** The cache files of the CLI's script under `dir`, by kind (`sync`, `other`), with their paths. */
+async function caches(dir: string): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const kind = /^websites-sync-[0-9a-f]+-(sync|other)\.cache$/.exec(entry.name)?.[1];
+    if (kind) found[kind] = join(entry.parentPath, entry.name);
+  }
+  return found;
+}
+
+describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
+  it('is made by a dry run and used as it is by the next one, which V8 accepts', async () => {
+    const { temp, dryRun } = await setUp();
+    const first = await dryRun();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('cache.example');
+    const { sync } = await caches(temp);
+    expect(sync).toBeDefined();
+    const made = await stat(sync as string);
+    const second = await dryRun();
+    expect(second.stdout).toBe(first.stdout);
+    // A cache V8 refused would be made again, under a new inode: this one was run.
+    const after = await stat(sync as string);
+    expect([after.ino, after.mtimeMs]).toEqual([made.ino, made.mtimeMs]);
+  });
+
+  it("holds neither the API key nor a website's password", async () => {
+    const { temp, dryRun } = await setUp();
+    expect((await dryRun()).code).toBe(0);
+    const bytes = await readFile((await caches(temp)).sync as string);
+    for (const secret of [API_KEY, PASSWORD]) {
+      expect(bytes.includes(Buffer.from(secret, 'latin1'))).toBe(false);
+      expect(bytes.includes(Buffer.from(secret, 'utf16le'))).toBe(false);
+    }
+  });
+
+  it('made by --version first, is made again by the first run of the service', async () => {
+    const { temp, env, dryRun } = await setUp();
+    expect((await runCli(['--version'], env)).code).toBe(0);
+    expect(Object.keys(await caches(temp))).toEqual(['other']);
+    expect((await dryRun()).code).toBe(0);
+    expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'sync']);
+  });
+
+  it('damaged, is refused by V8 and replaced, and the run is the same', async () => {
+    const { temp, dryRun } = await setUp();
+    const clean = await dryRun();
+    const path = (await caches(temp)).sync as string;
+    await writeFile(path, Buffer.alloc(4096, 7));
+    const damaged = await dryRun();
+    expect(damaged.code).toBe(0);
+    expect(damaged.stdout).toBe(clean.stdout);
+    expect((await readFile(path)).equals(Buffer.alloc(4096, 7))).toBe(false);
+  });
+
+  it('is not made with NODE_DISABLE_COMPILE_CACHE', async () => {
+    const { temp, dryRun } = await setUp({ NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect((await dryRun()).code).toBe(0);
+    expect(await caches(temp)).toEqual({});
+  });
+});
