@@ -3,12 +3,13 @@
 import { statSync } from 'node:fs';
 import {
   isLoopbackHost,
+  notRegular,
+  notRegularMessage,
   shownUrl,
   TRAFFIC_GUARD_MODES,
   TRAFFIC_WINDOW_MAX_DAYS,
   type TrafficGuardMode,
 } from '../model/index.js';
-import { notRegular, notRegularMessage } from '../state/index.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './errors.js';
 

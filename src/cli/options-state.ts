@@ -7,6 +7,12 @@ import type { OptionCommand, OptionSpec } from './option-spec.js';
 /** The commands that use the state (export: only so that --out is never the state file). */
 export const STATE: readonly OptionCommand[] = ['sync', 'restore', 'export', 'state'];
 
+/**
+ * A file holding the state's URL is read no further: a URL, its password and its parameters
+ * (sslrootcert=PATH…) take a few hundred bytes.
+ */
+export const MAX_STATE_URL_FILE_BYTES = 8192;
+
 export const STATE_OPTIONS = {
   state: {
     type: 'string',
@@ -21,7 +27,7 @@ export const STATE_OPTIONS = {
     file: 'read',
     env: 'WEBSITES_SYNC_STATE_URL_FILE',
     arg: 'PATH',
-    help: 'read the postgres:// URL of --state from a file (a mounted secret); it wins over --state. Never printed.',
+    help: `read the postgres:// URL of --state from a file (a mounted secret; a regular file of at most ${MAX_STATE_URL_FILE_BYTES} bytes); it wins over --state. Never printed.`,
     commands: STATE,
   },
 } as const satisfies Record<string, OptionSpec>;

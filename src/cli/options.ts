@@ -67,7 +67,7 @@ export const OPTION_TABLE = {
     file: 'read',
     env: 'WEBSITES_SYNC_API_KEY_FILE',
     arg: 'PATH',
-    help: 'read the API key from a file; otherwise WEBSITES_SYNC_API_KEY. Never on the command line.',
+    help: 'read the API key from a file (a regular file of at most 8192 bytes: a FIFO or a device is refused, never waited on); otherwise WEBSITES_SYNC_API_KEY. Never on the command line.',
     commands: CONNECTS,
   },
   'previous-api-key-file': {
@@ -75,7 +75,7 @@ export const OPTION_TABLE = {
     file: 'read',
     env: 'WEBSITES_SYNC_PREVIOUS_API_KEY_FILE',
     arg: 'PATH',
-    help: 'read the API key used before a rotation from a file; otherwise WEBSITES_SYNC_PREVIOUS_API_KEY. Only recognises the fingerprints of write-only fields recorded with it (a real run records them again with the current key), so that a rotation resends nothing; never sent to the service. Never on the command line.',
+    help: 'read the API key used before a rotation from a file (as --api-key-file: a regular file of at most 8192 bytes); otherwise WEBSITES_SYNC_PREVIOUS_API_KEY. Only recognises the fingerprints of write-only fields recorded with it (a real run records them again with the current key), so that a rotation resends nothing; never sent to the service. Never on the command line.',
     commands: RUN,
   },
   'state-file': {

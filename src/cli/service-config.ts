@@ -1,7 +1,6 @@
 // What a command that talks to the service needs: its base URL and the API key, checked.
-import { readFileSync } from 'node:fs';
 import { isLoopbackHost, shownUrl } from '../model/index.js';
-import { apiKeyProblem, cannotRead, keyOfFileText } from '../service/index.js';
+import { apiKeyProblem, readApiKeyFile } from '../service/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -10,13 +9,7 @@ import { UsageError } from './errors.js';
  * `--api-key-file` or WEBSITES_SYNC_API_KEY_FILE, whichever named the file.
  */
 function readKeyFile(file: string, source: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(cannotRead(file, source, error));
-  }
-  const read = keyOfFileText(text, file, source);
+  const read = readApiKeyFile(file, source);
   if ('problem' in read) throw new UsageError(read.problem);
   return read.key;
 }

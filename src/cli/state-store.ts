@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { readSmallFile } from '../model/index.js';
 import { isPostgresUrl, openStateStore, type StateStore, stateSecrets } from '../state/index.js';
 import type { Config } from './args.js';
 import { COMMANDS } from './argv.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { refuseUnusablePath } from './option-values.js';
+import { MAX_STATE_URL_FILE_BYTES } from './options-state.js';
 
 // The state's location, chosen once per process: `--state-url-file`, else `--state`, else
 // `--state-file`. A URL's password is given to the Redactor before anything can print it.
@@ -19,10 +20,13 @@ export interface StateLocation {
 export async function stateLocation(config: Config, io: Io): Promise<StateLocation> {
   if (config.stateUrlFile !== undefined) {
     const source = config.sources['state-url-file'];
-    const text = await readFile(config.stateUrlFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`${source}: cannot read ${config.stateUrlFile} (${error.code ?? error.message})`);
+    const read = readSmallFile(config.stateUrlFile, {
+      source,
+      maxBytes: MAX_STATE_URL_FILE_BYTES,
+      holds: 'a postgres:// URL',
     });
-    const location = text.trim();
+    if ('problem' in read) throw new UsageError(read.problem);
+    const location = read.text.trim();
     for (const secret of stateSecrets(location)) io.redactor.add(secret);
     if (!isPostgresUrl(location)) {
       throw new UsageError(`${source}: ${config.stateUrlFile} does not hold a postgres:// URL`);

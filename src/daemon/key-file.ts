@@ -99,7 +99,7 @@ export class ServiceInUse {
     const now = await statOf(keyFile.path);
     if (refusal === undefined && now === this.#seen) return false;
     this.#seen = now;
-    const read = await readApiKeyFile(keyFile.path, keyFile.source);
+    const read = readApiKeyFile(keyFile.path, keyFile.source);
     if ('problem' in read) return this.#unusable(read.problem, refusal);
     this.#lastProblem = undefined;
     const digest = digestOf(read.key);

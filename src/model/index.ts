@@ -14,6 +14,14 @@ export { isLoopbackHost } from './loopback.js';
 export { mapStrings } from './map-strings.js';
 export { type ListedName, matchWebsites, type WebsiteMatches } from './matching.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
+export {
+  cannotRead,
+  notRegular,
+  notRegularMessage,
+  readSmallFile,
+  type SmallFileRead,
+  type SmallFileSpec,
+} from './regular-file.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export {
   colored,

@@ -1,11 +1,6 @@
 import { type FileHandle, stat } from 'node:fs/promises';
-import {
-  notRegular,
-  notRegularMessage,
-  openForReading,
-  openPrivateFile,
-  StateLockError,
-} from '../state/index.js';
+import { notRegular, notRegularMessage } from '../model/index.js';
+import { openForReading, openPrivateFile, StateLockError } from '../state/index.js';
 import { parseSavedPlan, type SavedPlanFile } from './format.js';
 import { signedText } from './signature.js';
 

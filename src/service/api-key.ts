@@ -1,7 +1,7 @@
 // The API key as the service takes it: one line of printable ASCII (it travels in a header), read from
 // the environment or a file. The CLI checks it at start; the daemon reads the file again after a
 // rotation (daemon/key-file.ts), with the same rules and the same messages.
-import { readFile } from 'node:fs/promises';
+import { readSmallFile } from '../model/index.js';
 
 /**
  * The longest key taken: it travels in a header (the service's keys are under 100 characters). A
@@ -29,24 +29,28 @@ export function apiKeyProblem(key: string, where: string): string | undefined {
 export type KeyFileRead = { key: string } | { problem: string };
 
 /** `source`: `--api-key-file` or WEBSITES_SYNC_API_KEY_FILE, whichever named the file. */
-export function keyOfFileText(text: string, file: string, source: string): KeyFileRead {
+function keyOfFileText(text: string, file: string, source: string): KeyFileRead {
   const key = text.trim();
   if (key === '') return { problem: `${source}: ${file} is empty` };
   const problem = apiKeyProblem(key, `${source}: ${file}`);
   return problem === undefined ? { key } : { problem };
 }
 
-export function cannotRead(file: string, source: string, error: unknown): string {
-  return `${source}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-}
+/**
+ * The most bytes a key file may hold: the longest key, with room for line ends and blank lines around
+ * it. The file is never read past this (a device, /dev/zero, would be read until memory ran out).
+ */
+export const MAX_API_KEY_FILE_BYTES = 2 * MAX_API_KEY_LENGTH;
 
-/** The key file read again (the daemon's check after a rotation). */
-export async function readApiKeyFile(file: string, source: string): Promise<KeyFileRead> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return { problem: cannotRead(file, source, error) };
-  }
-  return keyOfFileText(text, file, source);
+/**
+ * The key a file holds, read as the CLI reads it at start and the daemon again after a rotation: a
+ * regular file only (a FIFO would block the read for ever), at most MAX_API_KEY_FILE_BYTES.
+ */
+export function readApiKeyFile(file: string, source: string): KeyFileRead {
+  const read = readSmallFile(file, {
+    source,
+    maxBytes: MAX_API_KEY_FILE_BYTES,
+    holds: `an API key, one line of at most ${MAX_API_KEY_LENGTH} characters`,
+  });
+  return 'problem' in read ? read : keyOfFileText(read.text, file, source);
 }

@@ -2,9 +2,7 @@
 
 export {
   apiKeyProblem,
-  cannotRead,
   type KeyFileRead,
-  keyOfFileText,
   readApiKeyFile,
 } from './api-key.js';
 export type { AttemptHooks, AttemptInfo, RateWindowInfo, RetryInfo } from './attempt-types.js';

@@ -49,8 +49,6 @@ export {
 export {
   beside,
   landingOf,
-  notRegular,
-  notRegularMessage,
   openForReading,
   openForWriting,
   openPrivateFile,

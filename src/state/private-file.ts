@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, readFile, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path';
+import { notRegular, notRegularMessage } from '../model/index.js';
 import { StateLockError } from './lock-error.js';
 
 // Every file the tool writes the account's settings to (the state, the backups of deleted websites, a
@@ -14,23 +15,6 @@ import { StateLockError } from './lock-error.js';
 // or block the open until someone reads it; whatever was written would be lost.
 
 const PRIVATE_MODE = 0o600;
-
-/** What a path holds when it is not a regular file ("a FIFO"), or undefined for a regular file. */
-export function notRegular(info: Stats): string | undefined {
-  if (info.isFile()) return undefined;
-  if (info.isDirectory()) return 'a directory';
-  if (info.isFIFO()) return 'a FIFO';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice()) return 'a character device';
-  if (info.isBlockDevice()) return 'a block device';
-  return 'not a regular file';
-}
-
-/** "is a FIFO, not a regular file" ("is a directory"): what is wrong with a path that must hold a regular file. */
-export function notRegularMessage(what: string): string {
-  if (what === 'a directory' || what.startsWith('not ')) return `is ${what}`;
-  return `is ${what}, not a regular file`;
-}
 
 /**
  * Refuses a path that exists and is not a regular file; a missing one is fine (it will be created).

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/args.js';
 import { helpFor } from '../../src/cli/help.js';
 import { OPTION_TABLE, type OptionSpec } from '../../src/cli/options.js';
+import { MAX_API_KEY_FILE_BYTES } from '../../src/service/api-key.js';
 
 // Issue 12 §5 / 15 §4: every option is described once (options.ts); parsing, the environment,
 // defaults, which commands accept it and --help all come from that table, and the docs agree.
@@ -18,6 +19,12 @@ describe('the options table', () => {
         if (spec.commands.includes(command)) expect(listed, `${command} --help lists --${name}`).toBe(true);
         else if (command !== 'sync') expect(listed, `${command} --help does not list --${name}`).toBe(false);
       }
+    }
+  });
+
+  it('says the bound of the key files as the reader applies it', () => {
+    for (const name of ['api-key-file', 'previous-api-key-file'] as const) {
+      expect(OPTION_TABLE[name].help).toContain(`a regular file of at most ${MAX_API_KEY_FILE_BYTES} bytes`);
     }
   });
 

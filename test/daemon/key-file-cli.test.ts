@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -88,6 +88,38 @@ describe('daemon (built CLI): a key rotated, then written to --api-key-file', ()
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
     expect(cli.stderr()).not.toContain(NEW_KEY);
+  });
+
+  it('a key file replaced by a FIFO nobody writes: the run is not blocked, the key in use stays', async () => {
+    const sim = await startSimulator({});
+    cleanup.push(() => sim.close());
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-fifo-'));
+    cleanup.push(() => rm(dir, { recursive: true, force: true }));
+    const manifest = join(dir, 'websites.yaml');
+    const keyFile = join(dir, 'api-key');
+    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
+    await writeFile(keyFile, `${sim.apiKey}\n`);
+    const cli = startDaemon([
+      ...['--manifest', manifest, '--base-url', sim.url, '--api-key-file', keyFile],
+      ...['--state-file', join(dir, 'state.json')],
+    ]);
+    cleanup.push(async () => {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    });
+    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    await cli.next(0, isRun);
+
+    await unlink(keyFile);
+    execFileSync('mkfifo', [keyFile]);
+    const seen = cli.lines.length;
+    cli.child.kill('SIGHUP');
+    const warned = await cli.next(seen, (line) => line.level === 40 && line.msg.includes(keyFile));
+    expect(warned.msg).toBe(
+      `--api-key-file: ${keyFile} is a FIFO, not a regular file; give a regular file holding an API key, one line of at most 4096 characters; the key read before stays in use`,
+    );
+    expect(await cli.next(seen, isRun)).toMatchObject({ result: 'success' });
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
   });
 
   it('with the key in WEBSITES_SYNC_API_KEY, says to restart: the environment cannot change', async () => {

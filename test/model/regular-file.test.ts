@@ -1,0 +1,41 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readSmallFile } from '../../src/model/index.js';
+
+const spec = { source: '--some-file', maxBytes: 16, holds: 'a word' };
+
+describe('readSmallFile: the one bounded reader of the files taken whole', () => {
+  it('reads a regular file of up to maxBytes; one byte more is refused with its size', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-small-file-'));
+    const file = join(dir, 'f');
+    await writeFile(file, 'x'.repeat(16));
+    expect(readSmallFile(file, spec)).toEqual({ text: 'x'.repeat(16) });
+    await writeFile(file, 'x'.repeat(17));
+    expect(readSmallFile(file, spec)).toEqual({
+      problem: `--some-file: ${file} holds 17 bytes; at most 16 are allowed for a word (is it the right file?)`,
+    });
+  });
+
+  it.runIf(existsSync('/proc/self/status'))(
+    'a file whose size says 0 but holds more (in /proc) is read no further than the bound',
+    () => {
+      expect(readSmallFile('/proc/self/status', spec)).toEqual({
+        problem:
+          '--some-file: /proc/self/status holds more than 16 bytes; at most 16 are allowed for a word (is it the right file?)',
+      });
+    },
+  );
+
+  it('a directory is named as what it is; a missing file by its error code', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-small-file-'));
+    expect(readSmallFile(dir, spec)).toEqual({
+      problem: `--some-file: ${dir} is a directory; give a regular file holding a word`,
+    });
+    expect(readSmallFile(join(dir, 'missing'), spec)).toEqual({
+      problem: `--some-file: cannot read ${join(dir, 'missing')} (ENOENT)`,
+    });
+  });
+});
