@@ -4,7 +4,7 @@
 // `--once` never ending), a device (/dev/zero) or a file of gigabytes would be read until memory ran
 // out. So the path is opened without blocking, refused unless it is a regular file, and read no
 // further than a bound that fits what it must hold.
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
 
 /** What a path holds when it is not a regular file ("a FIFO"), or undefined for a regular file. */
 export function notRegular(info: Stats): string | undefined {
@@ -48,7 +48,11 @@ export function readSmallFile(path: string, spec: SmallFileSpec): SmallFileRead 
     // Without blocking: opening a FIFO with no writer would wait for one.
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    return { problem: cannotRead(path, spec.source, error) };
+    // A socket cannot be opened at all (ENXIO): said as what it is, as a FIFO is.
+    const what = (error as NodeJS.ErrnoException).code === 'ENXIO' ? kindOf(path) : undefined;
+    return {
+      problem: what === undefined ? cannotRead(path, spec.source, error) : notAFile(path, what, spec),
+    };
   }
   try {
     return readOpened(fd, path, spec);
@@ -63,9 +67,7 @@ function readOpened(fd: number, path: string, spec: SmallFileSpec): SmallFileRea
   const { source, maxBytes, holds } = spec;
   const info = fstatSync(fd);
   const what = notRegular(info);
-  if (what !== undefined) {
-    return { problem: `${source}: ${path} ${notRegularMessage(what)}; give a regular file holding ${holds}` };
-  }
+  if (what !== undefined) return { problem: notAFile(path, what, spec) };
   const tooLarge = (size: string) => ({
     problem: `${source}: ${path} holds ${size} bytes; at most ${maxBytes} are allowed for ${holds} (is it the right file?)`,
   });
@@ -80,6 +82,18 @@ function readOpened(fd: number, path: string, spec: SmallFileSpec): SmallFileRea
   }
   if (length > maxBytes) return tooLarge(`more than ${maxBytes}`);
   return { text: buffer.subarray(0, length).toString('utf8') };
+}
+
+function notAFile(path: string, what: string, spec: SmallFileSpec): string {
+  return `${spec.source}: ${path} ${notRegularMessage(what)}; give a regular file holding ${spec.holds}`;
+}
+
+function kindOf(path: string): string | undefined {
+  try {
+    return notRegular(statSync(path));
+  } catch {
+    return undefined;
+  }
 }
 
 /** "`--api-key-file`: cannot read PATH (ENOENT)": the error's code, never what the file holds. */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -38,4 +39,21 @@ describe('readSmallFile: the one bounded reader of the files taken whole', () =>
       problem: `--some-file: cannot read ${join(dir, 'missing')} (ENOENT)`,
     });
   });
+
+  it.runIf(process.platform !== 'win32')(
+    'a socket, which cannot even be opened, is named as one',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'websites-sync-small-file-'));
+      const path = join(dir, 'sock');
+      const server = createServer();
+      await new Promise<void>((listening) => server.listen(path, listening));
+      try {
+        expect(readSmallFile(path, spec)).toEqual({
+          problem: `--some-file: ${path} is a socket, not a regular file; give a regular file holding a word`,
+        });
+      } finally {
+        await new Promise((closed) => server.close(closed));
+      }
+    },
+  );
 });
