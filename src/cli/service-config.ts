@@ -6,10 +6,11 @@ import { UsageError } from './errors.js';
 
 /**
  * The key file's one line; anything else would travel as a broken header and fail obscurely. `source`:
- * `--api-key-file` or WEBSITES_SYNC_API_KEY_FILE, whichever named the file.
+ * `--api-key-file` or WEBSITES_SYNC_API_KEY_FILE, whichever named the file; `variable`, the one that takes
+ * the key itself.
  */
-function readKeyFile(file: string, source: string): string {
-  const read = readApiKeyFile(file, source);
+function readKeyFile(file: string, source: string, variable: string): string {
+  const read = readApiKeyFile(file, source, variable);
   if ('problem' in read) throw new UsageError(read.problem);
   return read.key;
 }
@@ -17,7 +18,7 @@ function readKeyFile(file: string, source: string): string {
 /** The key for a command that talks to the service: the key file wins over WEBSITES_SYNC_API_KEY. */
 function apiKeyOf(config: Config): { apiKey: string | undefined; notice?: string } {
   if (config.apiKeyFile) {
-    const apiKey = readKeyFile(config.apiKeyFile, config.sources['api-key-file']);
+    const apiKey = readKeyFile(config.apiKeyFile, config.sources['api-key-file'], 'WEBSITES_SYNC_API_KEY');
     if (!config.apiKey) return { apiKey };
     return {
       apiKey,
@@ -37,7 +38,11 @@ export function previousApiKeyOf(config: Config): { previousApiKey?: string; not
   const fromEnv = config.previousApiKey;
   if (config.previousApiKeyFile) {
     const file = config.previousApiKeyFile;
-    const previousApiKey = readKeyFile(file, config.sources['previous-api-key-file']);
+    const previousApiKey = readKeyFile(
+      file,
+      config.sources['previous-api-key-file'],
+      'WEBSITES_SYNC_PREVIOUS_API_KEY',
+    );
     if (!fromEnv) return { previousApiKey };
     const notice = `both WEBSITES_SYNC_PREVIOUS_API_KEY and the key file ${file} are set; the key file wins`;
     return { previousApiKey, notice };

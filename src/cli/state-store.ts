@@ -24,6 +24,7 @@ export async function stateLocation(config: Config, io: Io): Promise<StateLocati
       source,
       maxBytes: MAX_STATE_URL_FILE_BYTES,
       holds: 'a postgres:// URL',
+      variable: 'WEBSITES_SYNC_STATE',
     });
     if ('problem' in read) throw new UsageError(read.problem);
     const location = read.text.trim();

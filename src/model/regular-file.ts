@@ -31,6 +31,11 @@ export interface SmallFileSpec {
   maxBytes: number;
   /** What the file must hold, for the messages: "an API key (one line, at most 4096 characters)". */
   holds: string;
+  /**
+   * The variable that takes the same value from a command, said when the path is a pipe (`<(pass
+   * show key)`, `/dev/stdin` from a pipe): WEBSITES_SYNC_API_KEY.
+   */
+  variable?: string;
 }
 
 /** The file's text (UTF-8), or why it was not read: a sentence naming the source and the path. */
@@ -85,7 +90,10 @@ function readOpened(fd: number, path: string, spec: SmallFileSpec): SmallFileRea
 }
 
 function notAFile(path: string, what: string, spec: SmallFileSpec): string {
-  return `${spec.source}: ${path} ${notRegularMessage(what)}; give a regular file holding ${spec.holds}`;
+  const refused = `${spec.source}: ${path} ${notRegularMessage(what)}; give a regular file holding ${spec.holds}`;
+  if (what !== 'a FIFO' || spec.variable === undefined) return refused;
+  // A pipe gives its text once and may never end; a command's output has a way in that does neither.
+  return `${refused}, or set ${spec.variable}="$(command)" to take it from a command`;
 }
 
 function kindOf(path: string): string | undefined {

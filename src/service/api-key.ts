@@ -44,13 +44,15 @@ export const MAX_API_KEY_FILE_BYTES = 2 * MAX_API_KEY_LENGTH;
 
 /**
  * The key a file holds, read as the CLI reads it at start and the daemon again after a rotation: a
- * regular file only (a FIFO would block the read for ever), at most MAX_API_KEY_FILE_BYTES.
+ * regular file only (a FIFO would block the read for ever), at most MAX_API_KEY_FILE_BYTES. `variable`,
+ * the one that takes the same key from the environment, is offered for a pipe.
  */
-export function readApiKeyFile(file: string, source: string): KeyFileRead {
+export function readApiKeyFile(file: string, source: string, variable?: string): KeyFileRead {
   const read = readSmallFile(file, {
     source,
     maxBytes: MAX_API_KEY_FILE_BYTES,
     holds: `an API key, one line of at most ${MAX_API_KEY_LENGTH} characters`,
+    ...(variable ? { variable } : {}),
   });
   return 'problem' in read ? read : keyOfFileText(read.text, file, source);
 }

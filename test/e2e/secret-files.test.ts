@@ -60,15 +60,21 @@ async function expectNothingDone(): Promise<void> {
 
 describe('a file read whole for a secret or a setting that is not a regular file', () => {
   it.each([
-    ['WEBSITES_SYNC_API_KEY_FILE', KEY_HOLDS],
-    ['WEBSITES_SYNC_PREVIOUS_API_KEY_FILE', KEY_HOLDS],
-    ['WEBSITES_SYNC_STATE_URL_FILE', URL_HOLDS],
-  ])('%s naming a FIFO nobody writes: refused at once, nothing sent', async (name, holds) => {
-    const run = await runBounded(['--once'], { [name]: fifo });
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toContain(`${name}: ${fifo} is a FIFO, not a regular file; give ${holds}`);
-    await expectNothingDone();
-  });
+    ['WEBSITES_SYNC_API_KEY_FILE', KEY_HOLDS, 'WEBSITES_SYNC_API_KEY'],
+    ['WEBSITES_SYNC_PREVIOUS_API_KEY_FILE', KEY_HOLDS, 'WEBSITES_SYNC_PREVIOUS_API_KEY'],
+    ['WEBSITES_SYNC_STATE_URL_FILE', URL_HOLDS, 'WEBSITES_SYNC_STATE'],
+  ])(
+    '%s naming a FIFO nobody writes: refused at once, the variable offered, nothing sent',
+    async (name, holds, variable) => {
+      const run = await runBounded(['--once'], { [name]: fifo });
+      expect(run.code, run.stderr).toBe(1);
+      // A pipe (`<(pass show key)`) is refused too: the message says how to take the value from a command.
+      expect(run.stderr).toContain(
+        `${name}: ${fifo} is a FIFO, not a regular file; give ${holds}, or set ${variable}="$(command)" to take it from a command`,
+      );
+      await expectNothingDone();
+    },
+  );
 
   it('a daemon whose --api-key-file is a FIFO ends at start, saying so, instead of never becoming ready', async () => {
     const run = await runBounded(['--api-key-file', fifo, '--listen', '127.0.0.1:0'], {});
