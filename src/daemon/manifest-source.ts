@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { loadManifest, parseManifestBytes } from '../manifest/index.js';
-import { type DesiredState, formatProblem, type Problem, type Redactor } from '../model/index.js';
+import {
+  type DesiredState,
+  formatProblem,
+  type Problem,
+  type Redactor,
+  type Unlisted,
+  unlistedLine,
+} from '../model/index.js';
 import { readContent } from './content.js';
 import type { WarningLog } from './warning-log.js';
 
@@ -28,6 +35,8 @@ export class ManifestSource {
   #hash: string | undefined;
   #good: GoodManifest | undefined;
   #errors: Problem[] = [];
+  /** Problems of the file as last looked at beyond the listed ones (the manifest stage lists the first). */
+  #unlisted: Unlisted | undefined;
 
   readonly #redactor: Redactor | undefined;
   readonly #warnings: WarningLog;
@@ -77,11 +86,15 @@ export class ManifestSource {
         : parseManifestBytes(read.bytes, { file: this.#file, env: this.#env });
     const errors = result.problems.filter((p) => p.severity === 'error');
     const warnings = result.problems.filter((p) => p.severity === 'warning');
+    this.#unlisted = 'unlisted' in result ? result.unlisted : undefined;
     if (result.desired && errors.length === 0) {
       for (const website of result.desired.websites) this.#redactor?.add(website.password);
       this.#good = {
         desired: result.desired,
-        warnings: warnings.map(formatProblem),
+        warnings: [
+          ...warnings.map(formatProblem),
+          ...[unlistedLine(this.#file, this.#unlisted) ?? []].flat(),
+        ],
         hash: read.hash,
         loadedAt: new Date(),
       };
@@ -110,7 +123,10 @@ export class ManifestSource {
 
   #logInvalid(): void {
     for (const error of this.#errors) this.#logger.error(locationOf(error), error.message);
-    const fields = { stage: 'manifest', file: this.#file, errors: this.#errors.length };
+    const more = unlistedLine(this.#file, this.#unlisted);
+    if (more) this.#logger.error({ stage: 'manifest', file: this.#file, unlisted: this.#unlisted }, more);
+    const errors = this.#errors.length + (this.#unlisted?.errors ?? 0);
+    const fields = { stage: 'manifest', file: this.#file, errors };
     if (this.#good) {
       this.#logger.error(
         { ...fields, inForceSince: this.#good.loadedAt.toISOString() },

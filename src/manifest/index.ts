@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { domainToASCII } from 'node:url';
 import type { Document } from 'yaml';
-import type { DesiredState, Problem } from '../model/index.js';
+import { anyUnlisted, capProblems, type DesiredState, type Problem, type Unlisted } from '../model/index.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
@@ -40,8 +40,10 @@ export { declarable } from './settings.js';
 export interface ManifestResult {
   /** Present only when no problem is an error. */
   desired?: DesiredState;
-  /** Errors and warnings, sorted by position. */
+  /** Errors and warnings, sorted by position: the first MAX_LISTED_PROBLEMS of each. */
   problems: Problem[];
+  /** How many more were found and not listed; present only when some were. */
+  unlisted?: Unlisted;
 }
 
 export interface ParseOptions {
@@ -54,10 +56,11 @@ function sortProblems(problems: Problem[]): Problem[] {
   return problems.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
-function result(problems: Problem[], desired?: DesiredState): ManifestResult {
-  const sorted = sortProblems(problems);
-  const failed = sorted.some((problem) => problem.severity === 'error');
-  return failed || desired === undefined ? { problems: sorted } : { desired, problems: sorted };
+function result(found: Problem[], desired?: DesiredState, counted?: Unlisted): ManifestResult {
+  const { problems, unlisted } = capProblems(sortProblems(found), counted);
+  const failed = unlisted.errors > 0 || problems.some((problem) => problem.severity === 'error');
+  const listed = anyUnlisted(unlisted) ? { problems, unlisted } : { problems };
+  return failed || desired === undefined ? listed : { desired, ...listed };
 }
 
 /** A problem inside a password's value: what YAML read there, at the value, never its text. */
@@ -198,32 +201,34 @@ export function parseManifestWithPositions(text: string, options: ParseOptions):
 function readWithPositions(text: string, options: ParseOptions): ManifestResult {
   const read = readPiecewise(text, options.file, options.env) ?? readWhole(text, options);
   if ('result' in read) return read.result;
-  const { data, failures, substituted, spans, locator, problems } = read;
+  const { data, failures, substituted, spans, locator, problems, unlisted } = read;
   const root = rootProblem(data, options.file);
-  if (root) return result([...problems, root]);
+  if (root) return result([...problems, root], undefined, unlisted);
 
   const reported = problems.map((problem) => problem.field).filter((field) => field !== '');
   const checked = checkData(data as Record<string, unknown>, failures, { locator, spans, reported });
   const found = [...problems, ...checked.problems].map((problem) =>
     unquoted(problem, substituted, options.env),
   );
-  return result(found, { file: options.file, ...checked.state });
+  return result(found, { file: options.file, ...checked.state }, unlisted);
 }
 
 /** The text read whole with `yaml`: its syntax problems, or its interpolated data. */
 function readWhole(text: string, options: ParseOptions): Read | { result: ManifestResult } {
-  const { doc, lineCounter } = parseWithPositions(text);
+  const { doc, lineCounter, unlisted } = parseWithPositions(text);
   const locator = new Locator(documentTree(doc), lineCounter, text, options.file);
   const spans = passwordSpans(doc, text);
   const problems = syntaxProblems(doc, locator, spans);
-  if (doc.errors.length > 0) return { result: result(problems) };
+  if (doc.errors.length > 0) return { result: result(problems, undefined, unlisted) };
 
   const substituted: Substitution[] = [];
   const failures = interpolateDocument(doc, options.env, substituted);
   try {
-    return { data: doc.toJS(), failures, substituted, spans, locator, problems };
+    return { data: doc.toJS(), failures, substituted, spans, locator, problems, unlisted };
   } catch (error) {
-    return { result: result([...problems, conversionProblem(error, doc, locator, spans)]) };
+    return {
+      result: result([...problems, conversionProblem(error, doc, locator, spans)], undefined, unlisted),
+    };
   }
 }
 

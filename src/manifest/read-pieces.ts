@@ -3,7 +3,7 @@
 // turned into data, and their nodes dropped; a problem's position is found later by reading its
 // piece again. The result is what reading the text whole gives (index.ts reads it whole otherwise).
 import type { Document, Node, YAMLSeq } from 'yaml';
-import type { Problem } from '../model/index.js';
+import type { Problem, Unlisted } from '../model/index.js';
 import { type Env, type InterpolationFailure, interpolateNode, type Substitution } from './interpolate.js';
 import { Locator, type Tree } from './locate.js';
 import { lineSpans, type PasswordSpan, treeSpans } from './password-syntax.js';
@@ -18,6 +18,8 @@ export interface Read {
   locator: Locator;
   /** Warnings found while reading (the whole reading's; none in pieces, where any makes it give up). */
   problems: Problem[];
+  /** The library's problems beyond the first ones, counted while reading (the whole reading's). */
+  unlisted?: Unlisted;
 }
 
 /** `tree`, answering `websites[i].domain` from the offsets recorded while reading. */

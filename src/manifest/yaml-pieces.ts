@@ -9,6 +9,7 @@
 // the text whole.
 import type * as Yaml from 'yaml';
 import type { Tree } from './locate.js';
+import { parseWithPositions } from './yaml-lib.js';
 
 /** `websites:` at the start of a line, nothing but a comment after it. */
 const WEBSITES_LINE = /^websites:[ \t]*(?:#[^\n]*)?\r?$/m;
@@ -160,7 +161,8 @@ export function readInPieces(lib: typeof Yaml, text: string, visit: PieceVisitor
   const blank = `#${' '.repeat(end - first - 1 - newline.length)}${newline}`;
   const frameText = text.slice(0, first) + blank + text.slice(end);
   const frameCounter = new lib.LineCounter();
-  const frame = lib.parseDocument(frameText, { lineCounter: frameCounter, prettyErrors: false, merge: true });
+  // Capped like the whole reading: a frame of 100,000 stray `]` lines is refused, not held in memory.
+  const { doc: frame } = parseWithPositions(frameText, frameCounter);
   const pair = websitesPair(lib, frame, entries.key);
   if (!pair) return undefined;
   const inside: number[] = [];

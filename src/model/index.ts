@@ -13,6 +13,14 @@ export { canonicalPattern, compileIgnore, type IgnoreRules, patternSpellingError
 export { isLoopbackHost } from './loopback.js';
 export { mapStrings } from './map-strings.js';
 export { type ListedName, matchWebsites, type WebsiteMatches } from './matching.js';
+export {
+  anyUnlisted,
+  capProblems,
+  MAX_LISTED_PROBLEMS,
+  NONE_UNLISTED,
+  type Unlisted,
+  unlistedLine,
+} from './problems.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
 export {
   cannotRead,
