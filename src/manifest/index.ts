@@ -6,31 +6,22 @@ import { readFile } from 'node:fs/promises';
 import { domainToASCII } from 'node:url';
 import type { Document } from 'yaml';
 import { anyUnlisted, capProblems, type DesiredState, type Problem, type Unlisted } from '../model/index.js';
+import { checkData, passwordProblem } from './check-data.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
 import { describeValue } from './describe-value.js';
 import { type DuplicateKey, duplicateKeys } from './duplicate-keys.js';
 import { parseManifestFast } from './fast-path.js';
-import {
-  type Env,
-  type InterpolationFailure,
-  interpolateDocument,
-  type Substitution,
-} from './interpolate.js';
-import { issuesToFindings } from './issues.js';
-import { documentTree, type Finding, formatPath, Locator } from './locate.js';
+import { type Env, interpolateDocument, type Substitution } from './interpolate.js';
+import { documentTree, Locator } from './locate.js';
 import {
   conversionSite,
   type PasswordSpan,
-  passwordMessage,
   passwordSpans,
   spanAt,
-  startsWithIndicator,
   unresolvedAlias,
 } from './password-syntax.js';
 import { type Read, readPiecewise } from './read-pieces.js';
-import { resolveManifest } from './resolve.js';
-import { manifestSchema } from './schema.js';
 import { parseWithPositions } from './yaml-lib.js';
 
 export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
@@ -61,12 +52,6 @@ function result(found: Problem[], desired?: DesiredState, counted?: Unlisted): M
   const failed = unlisted.errors > 0 || problems.some((problem) => problem.severity === 'error');
   const listed = anyUnlisted(unlisted) ? { problems, unlisted } : { problems };
   return failed || desired === undefined ? listed : { desired, ...listed };
-}
-
-/** A problem inside a password's value: what YAML read there, at the value, never its text. */
-function passwordProblem(locator: Locator, span: PasswordSpan): Problem {
-  const message = passwordMessage(locator.text, span);
-  return { severity: 'error', ...locator.at(span.start), field: span.field, message };
 }
 
 interface YamlError {
@@ -141,44 +126,6 @@ function rootProblem(data: unknown, file: string): Problem | undefined {
   return { severity: 'error', file, line: 1, column: 1, field: '', message };
 }
 
-/** Later checks must not pile up on a value whose `${…}` could not be resolved. */
-function dependsOnFailure(finding: Finding, failed: Set<string>): boolean {
-  const field = formatPath(finding.path);
-  return [...failed].some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`));
-}
-
-/**
- * Schema, env and cross-field findings of a mapping root, without the ones a failed `${…}` or a
- * password YAML could not read (`reported`) caused. A password written with YAML syntax (`&x`, `!x`,
- * `[x]`) is reported as such, at its value.
- */
-function checkData(data: Record<string, unknown>, failures: InterpolationFailure[], context: Checking) {
-  const { locator, spans, reported } = context;
-  const failed = new Set([...failures.map((failure) => formatPath(failure.path)), ...reported]);
-  const resolved = resolveManifest(data, (path) => locator.locate(path));
-  const parsed = manifestSchema.safeParse(data);
-  const findings = [
-    ...failures.map((failure): Finding => ({ severity: 'error', ...failure })),
-    ...[...issuesToFindings(parsed.error?.issues ?? []), ...resolved.findings].filter(
-      (finding) => !dependsOnFailure(finding, failed),
-    ),
-  ];
-  const { findings: _, ...state } = resolved;
-  const problems = findings.map((finding) => {
-    const problem = locator.toProblem(finding);
-    const span = spans.find((s) => s.field === problem.field);
-    const syntax = problem.severity === 'error' && span && startsWithIndicator(locator.text, span);
-    return syntax ? passwordProblem(locator, span) : problem;
-  });
-  return { problems, state };
-}
-
-interface Checking {
-  locator: Locator;
-  spans: PasswordSpan[];
-  reported: string[];
-}
-
 /**
  * A valid manifest in plain YAML takes the fast path; anything else (problems to report, YAML beyond
  * the fast reader) is read by `yaml` with positions. The result is the same either way.
@@ -210,7 +157,11 @@ function readWithPositions(text: string, options: ParseOptions): ManifestResult 
   const found = [...problems, ...checked.problems].map((problem) =>
     unquoted(problem, substituted, options.env),
   );
-  return result(found, { file: options.file, ...checked.state }, unlisted);
+  const counted = {
+    errors: (unlisted?.errors ?? 0) + checked.unlistedErrors,
+    warnings: unlisted?.warnings ?? 0,
+  };
+  return result(found, { file: options.file, ...checked.state }, counted);
 }
 
 /** The text read whole with `yaml`: its syntax problems, or its interpolated data. */

@@ -1,7 +1,7 @@
 // Turns zod issues into findings: one per unknown key (at the key's own line, with a suggestion),
 // and the deepest meaningful issue of a union (a bad entry of a list, not "invalid list").
 import type { z } from 'zod';
-import { suggest } from '../model/index.js';
+import { MAX_LISTED_PROBLEMS, suggest } from '../model/index.js';
 import type { Finding, Path } from './locate.js';
 import { DEFAULTS_KEYS, MANIFEST_KEYS, WEBSITE_KEYS } from './schema.js';
 
@@ -59,4 +59,29 @@ export function issuesToFindings(issues: readonly Issue[], base: Path = []): Fin
     if (branch) return issuesToFindings(branch, path);
     return [{ severity: 'error', path, message: issue.message }];
   });
+}
+
+/**
+ * The issues whose findings can be among the first MAX_LISTED_PROBLEMS listed, and how many findings
+ * the others make (counted, not made: a typo in each of 100,000 entries made 100,000 suggestions and
+ * findings, hundreds of megabytes at the peak, to list 100). Zod reports a top-level key's issues in
+ * file order (a list's by index), so per key the first MAX_LISTED_PROBLEMS are kept, and the rest of
+ * the entry that holds the last of them (an entry's own issues come in the schema's order).
+ */
+export function firstIssues(issues: readonly Issue[]): { issues: Issue[]; rest: number } {
+  const counts = new Map<PropertyKey, number>();
+  const lastEntry = new Map<PropertyKey, PropertyKey | undefined>();
+  const kept: Issue[] = [];
+  let rest = 0;
+  for (const issue of issues) {
+    const [key = '', entry] = issue.path;
+    const count = (counts.get(key) ?? 0) + 1;
+    counts.set(key, count);
+    if (count <= MAX_LISTED_PROBLEMS) {
+      if (count === MAX_LISTED_PROBLEMS) lastEntry.set(key, entry);
+      kept.push(issue);
+    } else if (entry !== undefined && lastEntry.get(key) === entry) kept.push(issue);
+    else rest += issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
+  }
+  return { issues: kept, rest };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseManifest } from '../../src/manifest/index.js';
+import { firstIssues } from '../../src/manifest/issues.js';
+import { manifestSchema } from '../../src/manifest/schema.js';
 import { parseWithPositions } from '../../src/manifest/yaml-lib.js';
 import { MAX_LISTED_PROBLEMS } from '../../src/model/index.js';
 
@@ -44,5 +46,28 @@ describe('a manifest with a problem repeated many times', () => {
     const result = parseManifest(`${head}${entries}`, { file: 'w.yaml', env: {} });
     expect(result.problems).toHaveLength(3);
     expect(result.unlisted).toBeUndefined();
+  });
+
+  it('turns only the schema issues that can be listed into findings, and counts the others', () => {
+    // Three issues in each of 300 entries: the 100th is entry 33's first; its other two are kept too.
+    const bad = '    privacy: secret\n    email: maybe\n    exclude_bots: maybe\n';
+    const text = `${head}${Array.from({ length: 300 }, (_, i) => `${site(i)}${bad}`).join('')}`;
+    const websites = Array.from({ length: 300 }, (_, i) => ({
+      domain: `s${i}.example.com`,
+      privacy: 'secret',
+      email: 'maybe',
+      exclude_bots: 'maybe',
+    }));
+    const issues = manifestSchema.safeParse({ version: 1, websites }).error?.issues ?? [];
+    expect(issues).toHaveLength(900);
+    const first = firstIssues(issues);
+    expect(first.issues).toHaveLength(102);
+    expect(first.issues.at(-1)?.path).toEqual(['websites', 33, 'exclude_bots']);
+    expect(first.rest).toBe(798);
+
+    const result = parseManifest(text, { file: 'w.yaml', env: {} });
+    expect(result.problems).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(result.problems.at(-1)?.field).toBe('websites[33].privacy');
+    expect(result.unlisted).toEqual({ errors: 800, warnings: 0 });
   });
 });
