@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { readBounded } from '../manifest/index.js';
 
 export interface Content {
   /** sha256 of the bytes, or a marker of why they could not be read (a missing file is a state too). */
@@ -12,6 +13,8 @@ export interface Content {
   notAFile?: string;
   /** Written whole before it could be seen: a file of a Kubernetes ConfigMap or Secret volume. */
   whole?: boolean;
+  /** Larger than a manifest may be (MAX_MANIFEST_BYTES): not read further. */
+  tooLarge?: boolean;
 }
 
 /**
@@ -38,7 +41,10 @@ export async function readContent(file: string): Promise<Content> {
     try {
       const kind = notAFile(await handle.stat());
       if (kind !== undefined) return { hash: `not-a-file:${kind}`, notAFile: kind };
-      const bytes = await handle.readFile();
+      const read = await readBounded(handle);
+      // Its size is its state: the file is read again at every change until it shrinks.
+      if ('tooLarge' in read) return { hash: `too-large:${(await handle.stat()).size}`, tooLarge: true };
+      const { bytes } = read;
       return { hash: createHash('sha256').update(bytes).digest('hex'), bytes, ...(whole ? { whole } : {}) };
     } finally {
       await handle.close();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { loadManifest, parseManifestBytes } from '../manifest/index.js';
+import { loadManifest, parseManifestBytes, tooLargeProblem } from '../manifest/index.js';
 import {
   type DesiredState,
   formatProblem,
@@ -77,7 +77,12 @@ export class ManifestSource {
     if (read.hash === this.#hash) return { changed: false };
     this.#hash = read.hash;
     // The bytes that were hashed are the bytes parsed, so the hash always names what is in force.
-    const refused = read.notAFile === undefined ? undefined : notAFile(this.#file, read.notAFile);
+    const refused =
+      read.notAFile !== undefined
+        ? notAFile(this.#file, read.notAFile)
+        : read.tooLarge
+          ? tooLargeProblem(this.#file)
+          : undefined;
     const cut = refused ?? (read.bytes && !read.whole ? midLine(this.#file, read.bytes) : undefined);
     const result = cut
       ? { desired: undefined, problems: [cut] }

@@ -2,7 +2,7 @@
 // problem located at its line and column. It never throws for a bad manifest: callers (validate,
 // a run, the daemon keeping its last good manifest) decide what problems mean.
 
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { domainToASCII } from 'node:url';
 import type { Document } from 'yaml';
 import { anyUnlisted, capProblems, type DesiredState, type Problem, type Unlisted } from '../model/index.js';
@@ -21,10 +21,12 @@ import {
   spanAt,
   unresolvedAlias,
 } from './password-syntax.js';
+import { type ManifestBytes, readBounded, tooLargeProblem } from './read-file.js';
 import { type Read, readPiecewise } from './read-pieces.js';
 import { parseWithPositions } from './yaml-lib.js';
 
 export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
+export { MAX_MANIFEST_BYTES, readBounded, tooLargeProblem } from './read-file.js';
 export { manifestSchema } from './schema.js';
 export { declarable } from './settings.js';
 
@@ -229,15 +231,22 @@ function readError(error: unknown): string {
 }
 
 export async function loadManifest(file: string, env: Env = process.env): Promise<ManifestResult> {
-  let bytes: Uint8Array;
+  let read: ManifestBytes;
   try {
-    bytes = await readFile(file);
+    // Opened as named and read to its end: `--once -f <(sops -d …)` gives its text through a pipe.
+    const handle = await open(file);
+    try {
+      read = await readBounded(handle);
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     return {
       problems: [{ severity: 'error', file, line: 1, column: 1, field: '', message: readError(error) }],
     };
   }
-  return parseManifestBytes(bytes, { file, env });
+  if ('tooLarge' in read) return { problems: [tooLargeProblem(file)] };
+  return parseManifestBytes(read.bytes, { file, env });
 }
 
 /** The manifest's bytes as read from disk: UTF-8, or an error at the first byte that is not. */
