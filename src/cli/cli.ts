@@ -1,20 +1,28 @@
 // The CLI's code, as one script (dist/cli/cli.cjs): main.js catches the signals, then runs this from its
 // code cache (script-cache.ts) and saves the cache once the run is over.
 import type { ProcessSignals } from './early-signals.js';
+import { EXIT } from './errors.js';
 import { processIo } from './io.js';
 import { run } from './run.js';
 import type { CacheKind } from './script-cache.js';
 
 export { restoreDefaults } from './v8-options.js';
 
-/** Runs the command line `argv`: its exit status, and which cache the run makes (script-cache.ts). */
+/** What a run that planned returns: no change, changes (dry run), or changes refused by a guard. */
+const PLANNED: ReadonlySet<number> = new Set([EXIT.ok, EXIT.changes, EXIT.refused]);
+
+/**
+ * Runs the command line `argv`: its exit status, and which cache the run makes (script-cache.ts). A
+ * run of the service's cache is made by one that got as far as a plan: one that stopped before (an
+ * invalid manifest, a refused key) compiled too little of what the next runs need.
+ */
 export async function main(
   argv: string[],
   signals: ProcessSignals,
 ): Promise<{ exitCode: number; cacheKind: CacheKind }> {
-  let cacheKind: CacheKind = 'other';
+  let sync = false;
   const exitCode = await run(argv, { ...processIo(), signals }, (command) => {
-    if (command === 'sync') cacheKind = 'sync';
+    sync = command === 'sync';
   });
-  return { exitCode, cacheKind };
+  return { exitCode, cacheKind: sync && PLANNED.has(exitCode) ? 'sync' : 'other' };
 }

@@ -13,9 +13,10 @@ import { dirname, join } from 'node:path';
 import { constants, Script } from 'node:vm';
 
 /**
- * Which cache a run makes: a run of the service (`sync`: `--once`, the daemon, a dry run), which most
- * runs are, or any other command (`--version`, `validate`…), whose cache serves only until a run of the
- * service has made its own. So the first command on a machine does not decide for every later run.
+ * Which cache a run makes: a run of the service that got as far as a plan (`sync`: `--once`, the
+ * daemon, a dry run), which most runs are, or anything else (`--version`, `validate`, a run that
+ * stopped at an invalid manifest), whose cache serves only until a run of the service has made its
+ * own. So the first command on a machine does not decide for every later run.
  */
 export type CacheKind = 'sync' | 'other';
 const KINDS: readonly CacheKind[] = ['sync', 'other'];

@@ -74,6 +74,17 @@ describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
     expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'sync']);
   });
 
+  it('is not made by a run stopped before its plan (an invalid manifest): the next good run makes it', async () => {
+    const { temp, env, dryRun } = await setUp();
+    const broken = join(temp, 'broken.yaml');
+    await writeFile(broken, 'version: 1\nwebsites:\n  - domain: cache.example\n    privcy: public\n');
+    expect((await runCli(['--once', '--dry-run', '-f', broken], env)).code).toBe(1);
+    // Made by a run that compiled none of the service client, it would have served every later run.
+    expect(Object.keys(await caches(temp))).toEqual(['other']);
+    expect((await dryRun()).code).toBe(0);
+    expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'sync']);
+  });
+
   it('damaged, is refused by V8 and replaced, and the run is the same', async () => {
     const { temp, dryRun } = await setUp();
     const clean = await dryRun();
