@@ -153,7 +153,9 @@ export const CLI_SCRIPT = {
   sourcemap: 'linked',
   // A module that finds files relative to itself (package.json, a dependency it requires on demand)
   // is given the script's own URL: the script sits beside main.js, at the same depth as its sources.
-  banner: { js: "const __scriptUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // The banner comes before esbuild's own "use strict", which is then no longer a directive: it says it
+  // first, or the CLI's code, written as ES modules (always strict), would run in sloppy mode.
+  banner: { js: '"use strict";const __scriptUrl = require(\'node:url\').pathToFileURL(__filename).href;' },
   // As in Node's own build of undici: its HTTP/1 parser is llhttp, and the experimental Milo parser
   // (UNDICI_USE_MILO=1, 150 kB of WebAssembly in base64) is left out.
   define: { esbuildDetection: 'true', 'import.meta.url': '__scriptUrl' },

@@ -1,7 +1,11 @@
+import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, expect, it } from 'vitest';
 import { CLI_SCRIPT } from '../../scripts/cli-bundle.mjs';
+import { loadScript } from '../../src/cli/script-cache.js';
 
 // Issue 23 §5: what a run evaluates before its first request. The CLI's code is one script
 // (dist/cli/cli.cjs, scripts/cli-bundle.mjs) in which a module imported with `import()` is evaluated
@@ -69,4 +73,19 @@ it('a --once run takes the built-in modules it imports by name, not through the 
   const modules = onceRun();
   expect(modules.filter((path) => path.startsWith('builtin:'))).toEqual([]);
   expect(modules).toContain('builtin-names:node:util#parseArgs');
+});
+
+it('the script runs in strict mode, as the ES modules it is built from', async () => {
+  // A line before the script's "use strict" (a banner) makes it an expression, not a directive: the
+  // whole CLI then ran in sloppy mode (a write to a frozen object, its settings, was dropped silently).
+  // Where the package puts it: the script reads the package's package.json, two directories up.
+  const temp = await mkdtemp(join(tmpdir(), 'cli-script-'));
+  await mkdir(join(temp, 'dist/cli'), { recursive: true });
+  await copyFile(join(root, 'package.json'), join(temp, 'package.json'));
+  const file = join(temp, 'dist/cli/cli.cjs');
+  await writeFile(file, text);
+  const { restoreDefaults } = loadScript(file, 'strict-mode-test')
+    .exports as typeof import('../../src/cli/cli.js');
+  // A sloppy function has a `caller`; reading it from a strict one throws.
+  expect(() => Reflect.get(restoreDefaults, 'caller')).toThrow(TypeError);
 });
