@@ -65,9 +65,11 @@ export function loadScript(file: string, id: string): LoadedScript {
       try {
         beforeSaving?.();
         // Written whole under another name, then renamed: a run starting meanwhile reads the old file
-        // or the new one, never half of one.
-        const partial = `${path}.${process.pid}.partial`;
-        writeFileSync(partial, made.createCachedData(), { mode: 0o600 });
+        // or the new one, never half of one. The name is new (`wx`: made here, never a file or link
+        // already there): processes sharing the directory may have the same pid (containers sharing a
+        // volume), and one writing into the other's file would leave a cache made of both.
+        const partial = `${path}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`;
+        writeFileSync(partial, made.createCachedData(), { mode: 0o600, flag: 'wx' });
         try {
           renameSync(partial, path);
         } catch {
