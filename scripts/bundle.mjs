@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CLI_SCRIPT, checkUndiciImports, cliLoader, scriptId } from './cli-bundle.mjs';
+import { CLI_SCRIPT, checkUndiciImports, cliLoader, identifiedScript } from './cli-bundle.mjs';
 
 const outdir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
 // The files this writes, and the chunks of the ES module bundle the CLI was before.
@@ -24,10 +24,12 @@ if (!checkAction) {
     outfile: `${outdir}cli.cjs`,
     write: false,
   });
-  for (const file of script.outputFiles) writeFileSync(file.path, file.contents);
-  const text = script.outputFiles.find((file) => file.path.endsWith('.cjs')).text;
+  const built = identifiedScript(script.outputFiles.find((file) => file.path.endsWith('.cjs')).text);
+  for (const file of script.outputFiles) {
+    writeFileSync(file.path, file.path.endsWith('.cjs') ? built.text : file.contents);
+  }
   await build({
-    ...cliLoader(scriptId(text)),
+    ...cliLoader(built.id),
     entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
     outfile: `${outdir}main.js`,
   });

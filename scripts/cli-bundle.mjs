@@ -179,6 +179,22 @@ export function cliLoader(id) {
 }
 
 /** The id of a built script: names its code cache, which V8 checks only against the script's length. */
-export function scriptId(text) {
+function scriptId(text) {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/**
+ * A script as esbuild built it (`text`), as it is written: ended by the line of its id, which the loader
+ * built with that id checks (src/cli/script-cache.ts) before it reads or makes a code cache. A loader
+ * and a script of two builds (an install replaced while a run starts, a build stopped between the two
+ * files) made a cache from one script named for the other, which V8 then ran in its place.
+ */
+export function identifiedScript(text) {
+  const id = scriptId(text);
+  return { id, text: `${text}${scriptIdLine(id)}` };
+}
+
+/** The last line of the script whose id is `id` (src/cli/script-cache.ts writes it the same way). */
+export function scriptIdLine(id) {
+  return `//# websites-sync-script=${id}\n`;
 }

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CLI_SCRIPT, cliLoader, scriptId } from '../../scripts/cli-bundle.mjs';
+import { CLI_SCRIPT, cliLoader, identifiedScript } from '../../scripts/cli-bundle.mjs';
 import { shebangFlags } from './processes.mjs';
 
 export async function buildStartupFloor(dir) {
@@ -25,9 +25,10 @@ export async function buildStartupFloor(dir) {
     write: false,
   });
   const [work] = script.outputFiles;
-  writeFileSync(work.path, work.contents);
+  const built = identifiedScript(work.text);
+  writeFileSync(work.path, built.text);
   await build({
-    ...cliLoader(scriptId(work.text)),
+    ...cliLoader(built.id),
     absWorkingDir,
     entryPoints: [source('main.mjs')],
     outfile: join(outdir, 'main.js'),

@@ -35,11 +35,13 @@ export interface LoadedScript {
 /**
  * Runs `file`, a CommonJS script, as Node runs a CommonJS module (its `require` resolves beside it),
  * from its cache when one made for this very script (`id`: a hash of its bytes, which V8 does not
- * check) is accepted by V8.
+ * check) is accepted by V8. A script that does not end with the line of `id` is of another build than
+ * the loader (an install replaced while the run starts, a build stopped between the two files): it runs
+ * without a cache, and makes none, or the cache named for one script would hold the other's code.
  */
 export function loadScript(file: string, id: string): LoadedScript {
   const source = readFileSync(file, 'utf8');
-  const dir = getCompileCacheDir();
+  const dir = source.endsWith(scriptIdLine(id)) ? getCompileCacheDir() : undefined;
   const cacheFile = (kind: CacheKind) => (dir ? join(dir, `websites-sync-${id}-${kind}.cache`) : undefined);
   let loaded: CacheKind | undefined;
   let script: Script | undefined;
@@ -80,6 +82,11 @@ export function loadScript(file: string, id: string): LoadedScript {
       }
     },
   };
+}
+
+/** The last line of the script whose id is `id`, as the build writes it (scripts/cli-bundle.mjs). */
+function scriptIdLine(id: string): string {
+  return `//# websites-sync-script=${id}\n`;
 }
 
 function readCache(path: string | undefined): Buffer | undefined {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { scriptIdLine } from '../../scripts/cli-bundle.mjs';
 
 // How a code cache is written (src/cli/script-cache.ts, built: `npm run build`), in a process of its own:
 // Node's compile cache, whose directory it uses, is turned on once per process.
@@ -34,7 +35,7 @@ it.skipIf(process.platform === 'win32')(
     const victim = join(temp, 'victim.txt');
     await writeFile(victim, 'mine\n');
     const script = join(temp, 'script.cjs');
-    await writeFile(script, 'module.exports.answer = 6 * 7;\n');
+    await writeFile(script, `module.exports.answer = 6 * 7;\n${scriptIdLine('test')}`);
     const run = promisify(execFile);
     const { stdout } = await run(process.execPath, [
       '--input-type=module',

@@ -1,10 +1,13 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${NAME}` is manifest syntax here, not a mistaken template.
-import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptIdLine } from '../../scripts/cli-bundle.mjs';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli, toolEnv } from '../helpers/cli.js';
+import { CLI, runCli, toolEnv } from '../helpers/cli.js';
 
 // The CLI's code runs from a code cache made at the end of a run (src/cli/script-cache.ts), in the
 // directory of Node's compile cache (compile-cache.ts, whose own test covers where that may be).
@@ -100,5 +103,33 @@ describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
     const { temp, dryRun } = await setUp({ NODE_DISABLE_COMPILE_CACHE: '1' });
     expect((await dryRun()).code).toBe(0);
     expect(await caches(temp)).toEqual({});
+  });
+
+  it("made while the loader and the script were of two builds, is never run by either's", async () => {
+    // An install replaced while a run starts (`npm i -g` of a new version), or a build stopped between
+    // the script and the loader: V8 checks a cache only against the script's length, so a cache made
+    // from one script, named for the other, was run in its place (the other build's code and texts).
+    const temp = await mkdtemp(join(tmpdir(), 'script-cache-'));
+    const cli = join(temp, 'pkg/dist/cli');
+    await mkdir(cli, { recursive: true });
+    await copyFile(new URL('../../package.json', import.meta.url), join(temp, 'pkg/package.json'));
+    await copyFile(CLI, join(cli, 'main.js'));
+    const built = await readFile(join(CLI, '../cli.cjs'), 'utf8');
+    // Another build of the same length: one of its texts differs, and so its id.
+    const idLine = built.lastIndexOf(scriptIdLine('').trimEnd());
+    expect(idLine).toBeGreaterThan(0);
+    const text = built.slice(0, idLine).replace('Never on the command line.', 'NEVER ON THE COMMAND LINE.');
+    const other = `${text}${scriptIdLine('0123456789abcdef')}`;
+    expect(other).toHaveLength(built.length);
+    const help = async () => {
+      const env = { PATH: process.env.PATH, TMPDIR: temp };
+      return (await promisify(execFile)(process.execPath, [join(cli, 'main.js'), '--help'], { env })).stdout;
+    };
+    await writeFile(join(cli, 'cli.cjs'), other);
+    expect(await help()).toContain('NEVER ON THE COMMAND LINE.');
+    await writeFile(join(cli, 'cli.cjs'), built);
+    const shown = await help();
+    expect(shown).toContain('Never on the command line.');
+    expect(shown).not.toContain('NEVER ON THE COMMAND LINE.');
   });
 });
