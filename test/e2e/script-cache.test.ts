@@ -88,6 +88,20 @@ describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
     expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'sync']);
   });
 
+  it('is not made by a run of the service that failed before it ran, but by the next that runs', async () => {
+    // A first run on a machine that stopped at its configuration (a key file not found) made the cache
+    // every later run used: it held only what runs until that error, and they compiled the rest.
+    const { temp, env, dryRun } = await setUp();
+    const failed = await runCli(['--once', '--dry-run'], {
+      ...env,
+      WEBSITES_SYNC_API_KEY_FILE: join(temp, 'none'),
+    });
+    expect(failed.code).toBe(1);
+    expect((await caches(temp)).sync).toBeUndefined();
+    expect((await dryRun()).code).toBe(0);
+    expect((await caches(temp)).sync).toBeDefined();
+  });
+
   it('damaged, is refused by V8 and replaced, and the run is the same', async () => {
     const { temp, dryRun } = await setUp();
     const clean = await dryRun();
