@@ -59,6 +59,7 @@ export function loadScript(file: string, id: string): LoadedScript {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   const made = script;
+  const sameOptions = dir ? startingOptions() : () => false;
   return {
     exports: module.exports,
     save(kind, beforeSaving) {
@@ -66,6 +67,9 @@ export function loadScript(file: string, id: string): LoadedScript {
       if (!path || loaded === kind || (kind === 'other' && loaded !== undefined)) return;
       try {
         beforeSaving?.();
+        // A cache made under other V8 options than a run starts with is refused by every run, which
+        // then makes it again: an option the run sets given to Node itself, or a default it does not know.
+        if (!sameOptions()) return;
         // Written whole under another name, then renamed: a run starting meanwhile reads the old file
         // or the new one, never half of one. The name is new (`wx`: made here, never a file or link
         // already there): processes sharing the directory may have the same pid (containers sharing a
@@ -82,6 +86,17 @@ export function loadScript(file: string, id: string): LoadedScript {
       }
     },
   };
+}
+
+/**
+ * Whether V8's options are those the process started with (and so those of the next run, started the
+ * same way): a cache of a tiny script, made now, is checked again later. V8 checks a cache's options and
+ * the length of its script, so the second script is another of the same length (an identical one
+ * would be found compiled already, and its cache never checked).
+ */
+function startingOptions(): () => boolean {
+  const probe = new Script('void "a"').createCachedData();
+  return () => !new Script('void "b"', { cachedData: probe }).cachedDataRejected;
 }
 
 /** The last line of the script whose id is `id`, as the build writes it (scripts/cli-bundle.mjs). */

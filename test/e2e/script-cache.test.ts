@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptIdLine } from '../../scripts/cli-bundle.mjs';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { CLI, runCli, toolEnv } from '../helpers/cli.js';
+import { CLI, runCli, startCli, toolEnv } from '../helpers/cli.js';
 
 // The CLI's code runs from a code cache made at the end of a run (src/cli/script-cache.ts), in the
 // directory of Node's compile cache (compile-cache.ts, whose own test covers where that may be).
@@ -100,6 +100,17 @@ describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
     expect((await caches(temp)).sync).toBeUndefined();
     expect((await dryRun()).code).toBe(0);
     expect((await caches(temp)).sync).toBeDefined();
+  });
+
+  it('is not made when the next run would refuse it (a V8 option the run sets, given on the command line)', async () => {
+    // The run puts back V8's defaults of the options it sets before making the cache: with one of them
+    // on Node's command line, every run refused the cache of the one before and made it again (1.4 MB).
+    const { temp, env } = await setUp();
+    const run = () =>
+      startCli(['--once', '--dry-run'], env, [], undefined, ['--wasm-tiering-budget=5000000']);
+    expect((await run().done).code).toBe(0);
+    expect((await run().done).code).toBe(0);
+    expect(await caches(temp)).toEqual({});
   });
 
   it('damaged, is refused by V8 and replaced, and the run is the same', async () => {
