@@ -59,7 +59,8 @@ export function loadScript(file: string, id: string): LoadedScript {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   const made = script;
-  const sameOptions = dir ? startingOptions() : () => false;
+  // Taken now, before the run sets any option; not when a run's cache was loaded, which nothing replaces.
+  const sameOptions = dir && loaded !== 'sync' ? startingOptions() : () => false;
   return {
     exports: module.exports,
     save(kind, beforeSaving) {
