@@ -46,25 +46,39 @@ function startDaemon(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { child, lines, exited, next, stderr: () => stderr };
 }
 
+const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+
+/**
+ * A simulator, a manifest of one website and the daemon on them, with the key in a file
+ * (`--api-key-file`) or in WEBSITES_SYNC_API_KEY; all of it stopped and removed after the test.
+ */
+async function daemonOnSimulator(keyIn: 'file' | 'env', args: string[] = []) {
+  const sim = await startSimulator({});
+  cleanup.push(() => sim.close());
+  const dir = await mkdtemp(join(tmpdir(), `websites-sync-key-${keyIn}-`));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  const manifest = join(dir, 'websites.yaml');
+  const keyFile = join(dir, 'api-key');
+  await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
+  if (keyIn === 'file') await writeFile(keyFile, `${sim.apiKey}\n`);
+  const cli = startDaemon(
+    [
+      ...['--manifest', manifest, '--base-url', sim.url, '--state-file', join(dir, 'state.json')],
+      ...(keyIn === 'file' ? ['--api-key-file', keyFile] : []),
+      ...args,
+    ],
+    keyIn === 'env' ? { WEBSITES_SYNC_API_KEY: sim.apiKey } : {},
+  );
+  cleanup.push(async () => {
+    if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+  });
+  return { sim, keyFile, cli };
+}
+
 describe('daemon (built CLI): a key rotated, then written to --api-key-file', () => {
   it('goes on with the new key without a restart, and never shows it', async () => {
     expect(existsSync(MAIN), `${MAIN} is missing: build first (npm run build)`).toBe(true);
-    const sim = await startSimulator({});
-    cleanup.push(() => sim.close());
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-file-'));
-    cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    const manifest = join(dir, 'websites.yaml');
-    const keyFile = join(dir, 'api-key');
-    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
-    await writeFile(keyFile, `${sim.apiKey}\n`);
-    const cli = startDaemon([
-      ...['--manifest', manifest, '--base-url', sim.url, '--api-key-file', keyFile],
-      ...['--state-file', join(dir, 'state.json'), '--listen', '127.0.0.1:0'],
-    ]);
-    cleanup.push(async () => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-    });
-    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    const { sim, keyFile, cli } = await daemonOnSimulator('file', ['--listen', '127.0.0.1:0']);
     const serving = await cli.next(0, (line) => line.stage === 'health' && 'url' in line);
     const readyz = async () => (await fetch(`${String(serving.url)}/readyz`)).status;
     await cli.next(0, isRun);
@@ -91,22 +105,7 @@ describe('daemon (built CLI): a key rotated, then written to --api-key-file', ()
   });
 
   it('a key file replaced by a FIFO nobody writes: the run is not blocked, the key in use stays', async () => {
-    const sim = await startSimulator({});
-    cleanup.push(() => sim.close());
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-fifo-'));
-    cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    const manifest = join(dir, 'websites.yaml');
-    const keyFile = join(dir, 'api-key');
-    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
-    await writeFile(keyFile, `${sim.apiKey}\n`);
-    const cli = startDaemon([
-      ...['--manifest', manifest, '--base-url', sim.url, '--api-key-file', keyFile],
-      ...['--state-file', join(dir, 'state.json')],
-    ]);
-    cleanup.push(async () => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-    });
-    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    const { keyFile, cli } = await daemonOnSimulator('file');
     await cli.next(0, isRun);
 
     await unlink(keyFile);
@@ -123,20 +122,7 @@ describe('daemon (built CLI): a key rotated, then written to --api-key-file', ()
   });
 
   it('with the key in WEBSITES_SYNC_API_KEY, says to restart: the environment cannot change', async () => {
-    const sim = await startSimulator({});
-    cleanup.push(() => sim.close());
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-key-env-'));
-    cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    const manifest = join(dir, 'websites.yaml');
-    await writeFile(manifest, manifestText([{ domain: 'a.example.com' }]));
-    const cli = startDaemon(
-      ['--manifest', manifest, '--base-url', sim.url, '--state-file', join(dir, 'state.json')],
-      { WEBSITES_SYNC_API_KEY: sim.apiKey },
-    );
-    cleanup.push(async () => {
-      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
-    });
-    const isRun = (line: Line) => line.msg.startsWith('run ') && 'result' in line;
+    const { sim, cli } = await daemonOnSimulator('env');
     await cli.next(0, isRun);
     sim.setFaults({ rotateKeyAfter: 1, rotatedKey: NEW_KEY });
     const seen = cli.lines.length;

@@ -1,12 +1,14 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_MANIFEST_BYTES } from '../../src/manifest/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type StartedCli, startCli, toolEnv } from '../helpers/cli.js';
 import { untilLogged } from '../helpers/postgres.js';
 
 // The daemon reads its manifest again on every change and every resync: a pipe gives its text once.
+// And never past MAX_MANIFEST_BYTES, as a run (test/e2e/manifest-size.test.ts).
 
 let simulator: Simulator | undefined;
 let cli: StartedCli | undefined;
@@ -36,6 +38,26 @@ describe('daemon: a manifest given as a pipe', () => {
     const { stderr } = cli.output();
     expect(stderr).toMatch(/the manifest is a pipe, not a file: .*write it to a file and name that/);
     expect(stderr).not.toContain('the manifest is empty');
+    expect(simulator.requests).toEqual([]);
+    cli.child.kill('SIGTERM');
+    expect((await cli.done).code).toBe(0);
+  });
+});
+
+describe('daemon: a manifest larger than a manifest may be', () => {
+  it('is refused as invalid (read no further than the bound), and nothing is sent', async () => {
+    simulator = await startSimulator();
+    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-size-'));
+    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_FORMAT: 'json' };
+    // Where toolEnv points the daemon: sparse, one byte past the bound, it takes no room on the disk.
+    const manifest = join(dir, 'websites.yaml');
+    await writeFile(manifest, 'version: 1\nwebsites: []\n');
+    await truncate(manifest, MAX_MANIFEST_BYTES + 1);
+    cli = startCli([], env);
+    await untilLogged(cli, /"msg":"run invalid_manifest/);
+    expect(cli.output().stderr).toContain(
+      'the manifest is larger than 64 MiB (one of 100,000 websites is about 6 MiB): is it the right file?',
+    );
     expect(simulator.requests).toEqual([]);
     cli.child.kill('SIGTERM');
     expect((await cli.done).code).toBe(0);

@@ -4,22 +4,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_MANIFEST_BYTES, readBounded } from '../../src/manifest/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
-import { runCli, type StartedCli, startCli, toolEnv } from '../helpers/cli.js';
-import { untilLogged } from '../helpers/postgres.js';
+import { runCli, toolEnv } from '../helpers/cli.js';
 
 // A manifest is read whole, but never past MAX_MANIFEST_BYTES: a file named by mistake, or one that
-// never ends (/dev/zero), was read until memory ran out.
+// never ends (/dev/zero), was read until memory ran out. The daemon's case: test/daemon/manifest-pipe.test.ts.
 
 const TOO_LARGE =
   'the manifest is larger than 64 MiB (one of 100,000 websites is about 6 MiB): is it the right file?';
 
 let simulator: Simulator | undefined;
-let cli: StartedCli | undefined;
 afterEach(async () => {
-  if (cli?.child.exitCode === null) cli.child.kill('SIGKILL');
-  await cli?.done;
   await simulator?.close();
-  cli = undefined;
   simulator = undefined;
 });
 
@@ -48,19 +43,6 @@ describe('a manifest larger than a manifest may be', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(TOO_LARGE);
     expect(simulator.requests).toEqual([]);
-  });
-
-  it('the daemon: refused as invalid, nothing sent', async () => {
-    simulator = await startSimulator();
-    const dir = await mkdtemp(join(tmpdir(), 'websites-sync-size-'));
-    const env = { ...toolEnv(simulator, dir), WEBSITES_SYNC_LOG_FORMAT: 'json' };
-    await oversized(dir);
-    cli = startCli([], env);
-    await untilLogged(cli, /"msg":"run invalid_manifest/);
-    expect(cli.output().stderr).toContain(TOO_LARGE);
-    expect(simulator.requests).toEqual([]);
-    cli.child.kill('SIGTERM');
-    expect((await cli.done).code).toBe(0);
   });
 });
 
