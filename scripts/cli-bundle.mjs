@@ -125,13 +125,12 @@ export function importedNames(source, specifier) {
   return names.size > 0 ? [...names].sort() : undefined;
 }
 
-// What the CLI's two files share: everything bundled, minified but for identifiers (kept for stack
-// traces), and the same subsets of undici and zod.
+// What the CLI's two files share: everything bundled and minified, and the same subsets of undici and zod.
 const COMMON = {
   bundle: true,
   platform: 'node',
   target: 'node22',
-  // Less to read at every start; identifiers keep their names for stack traces.
+  // Less to read at every start.
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
@@ -149,6 +148,11 @@ const COMMON = {
  */
 export const CLI_SCRIPT = {
   ...COMMON,
+  // Short names too: a third less script to read, hash and find line ends in, and a smaller code cache
+  // to deserialize (a one-website dry run: about 5% fewer instructions). A stack trace then names
+  // minified functions; the error and its message are the same, and the build's source map
+  // (dist/cli/cli.cjs.map, not shipped) maps a stack's positions back to src/.
+  minifyIdentifiers: true,
   format: 'cjs',
   sourcemap: 'linked',
   // A module that finds files relative to itself (package.json, a dependency it requires on demand)
