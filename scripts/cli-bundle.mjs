@@ -42,6 +42,23 @@ const withoutHttp2 = {
   },
 };
 
+// pino's `caller` module asks Node for the stack of every `pino()` call (util.getCallSites), so that a
+// transport named by a relative path resolves beside the code that named it. Placing those frames makes
+// V8 find the line ends of the whole script they are in: this one, at every start. The CLI gives pino
+// streams, never a transport (src/cli/logger.ts), so in the bundle it has no callers to find.
+const withoutPinoCaller = {
+  name: 'without-pino-caller',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(lib\/)?caller(\.js)?$/ }, (args) =>
+      /[/\\]pino[/\\]/.test(args.importer) ? { path: 'caller', namespace: 'without-pino-caller' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'without-pino-caller' }, () => ({
+      contents: 'module.exports = () => [];',
+      loader: 'js',
+    }));
+  },
+};
+
 // zod's index re-exports every locale's error messages (64 languages, most of its size); ours are in
 // English and written by the manifest stage, so the bundle keeps zod's English only.
 const englishZod = {
@@ -136,7 +153,7 @@ const COMMON = {
   legalComments: 'none',
   // Only the part of undici the service client uses (see undici-lite.cjs).
   alias: { undici: LITE },
-  plugins: [withoutHttp2, englishZod, builtinsByRequire],
+  plugins: [withoutHttp2, withoutPinoCaller, englishZod, builtinsByRequire],
   logLevel: 'warning',
 };
 

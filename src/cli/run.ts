@@ -12,14 +12,13 @@ import { VERSION } from './version.js';
 export async function run(
   argv: string[],
   io: Io,
-  onCommand?: (command: Config['command']) => void,
+  onCommand?: (command: Config['command'], run: { showsStacks: boolean }) => void,
 ): Promise<number> {
-  // The stack of an unexpected error is shown at the debug and trace levels, however they were asked for.
   let logLevel = io.env.WEBSITES_SYNC_LOG_LEVEL;
   try {
     const config = parseConfig(argv, io.env);
     logLevel = config.logLevel ?? logLevel;
-    onCommand?.(config.command);
+    onCommand?.(config.command, { showsStacks: showsStacks(logLevel) });
     // Only the daemon and `--once` act on signals; any other command is stopped by them as usual.
     if (config.command !== 'sync') await io.signals?.release();
     switch (config.command) {
@@ -47,8 +46,13 @@ export async function run(
         return await (await import('./commands/once.js')).runOnce(config, io);
     }
   } catch (error) {
-    return await reportError(error, io, logLevel === 'debug' || logLevel === 'trace');
+    return await reportError(error, io, showsStacks(logLevel));
   }
+}
+
+/** The stack of an unexpected error is shown at the debug and trace levels, however they were asked for. */
+function showsStacks(logLevel: string | undefined): boolean {
+  return logLevel === 'debug' || logLevel === 'trace';
 }
 
 /**

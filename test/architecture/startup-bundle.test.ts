@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +88,19 @@ it('the script runs in strict mode, as the ES modules it is built from', async (
     .exports as typeof import('../../src/cli/cli.js');
   // A sloppy function has a `caller`; reading it from a strict one throws.
   expect(() => Reflect.get(restoreDefaults, 'caller')).toThrow(TypeError);
+});
+
+it('the script never asks Node for the stack of a pino() call, and no pino logger has a transport', async () => {
+  // pino finds its callers (util.getCallSites) only to resolve a transport's relative path; placing
+  // the frames made V8 find the line ends of the whole script at every start. The bundle leaves that
+  // out (without-pino-caller, cli-bundle.mjs), which holds while the CLI gives pino streams only.
+  expect(text).not.toContain('getCallSites');
+  const makers: string[] = [];
+  for (const file of await readdir(join(root, 'src'), { recursive: true })) {
+    if (!file.endsWith('.ts')) continue;
+    const source = await readFile(join(root, 'src', file), 'utf8');
+    if (/^import pino\b/m.test(source)) makers.push(file);
+  }
+  expect(makers).toEqual([join('cli', 'logger.ts')]);
+  expect(await readFile(join(root, 'src/cli/logger.ts'), 'utf8')).not.toMatch(/transport/);
 });

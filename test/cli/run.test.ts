@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { Redactor } from '../../src/model/index.js';
@@ -57,5 +60,29 @@ describe('an internal error', () => {
     [[], { WEBSITES_SYNC_LOG_LEVEL: 'debug' }],
   ])('shows its stack with %j %j', async (args, extraEnv) => {
     expect(await internalError(args, extraEnv)).toMatch(/internal error: Error: stdout went away\n\s+at /);
+  });
+});
+
+describe('the CLI process', () => {
+  // Reading an error's stack makes V8 find the line ends of the whole CLI script, and Node reads the
+  // stack of every error a socket is destroyed with (undici's, at each close): a stack is recorded only
+  // at the levels that show one. The built entry (dist/cli/cli.js, `npm run build`) in a process of its own.
+  const built = (name: string) => pathToFileURL(join(import.meta.dirname, `../../dist/cli/${name}.js`)).href;
+  const child = `
+import { main } from ${JSON.stringify(built('cli'))};
+import { catchSignals } from ${JSON.stringify(built('early-signals'))};
+const { exitCode } = await main(['--version'], catchSignals());
+process.stderr.write('exit ' + exitCode + ', stack frames ' + Error.stackTraceLimit);
+`;
+
+  it.each([
+    ['info', 0],
+    ['debug', 10],
+    ['trace', 10],
+  ])('at the %s level records stacks of %i frames', async (level, frames) => {
+    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', child], {
+      env: { ...process.env, WEBSITES_SYNC_LOG_LEVEL: level },
+    });
+    expect(stderr).toBe(`exit 0, stack frames ${frames}`);
   });
 });
