@@ -67,84 +67,51 @@ export interface SavedPlanFile extends JsonPlan {
   saved_plan: SavedPlanMeta;
 }
 
-const websiteId = z.union([z.number().int(), z.string().min(1)]);
-const shown = z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.null()]);
-const writableField = z.enum([
-  'privacy',
-  'email',
-  'exclude_bots',
-  'exclude_params',
-  'exclude_ips',
-  'password',
-]);
-const risk = z.enum(['delete', 'privacy-public', 'password-removed', 'bot-exclusion-off']);
-const action = z.enum(['create', 'update', 'delete']);
+/**
+ * The schema of a saved plan's file, made at the first read of one: zod builds a schema's parts when it
+ * is made, and most runs read no saved plan.
+ */
+function savedPlanSchema() {
+  const websiteId = websiteIdSchema();
+  const action = z.enum(['create', 'update', 'delete']);
+  const change = changeSchema(websiteId, action);
+  return z.object({
+    format_version: z.literal(FORMAT_VERSION),
+    tool: z.object({ name: z.literal('websites-sync'), version: z.string() }).optional(),
+    base_url: z.string().optional(),
+    manifest: z.string().optional(),
+    summary: summarySchema(),
+    changes: z.array(change),
+    warnings: z.array(z.string()),
+    ignored: z.array(z.string()),
+    unmanaged: z.array(z.string()),
+    observed: z.array(change).default([]),
+    pending_deletes: z
+      .array(z.object({ id: websiteId, domain: z.string(), since: z.string(), due: z.string() }))
+      .default([]),
+    protected: z.array(z.object({ domain: z.string(), reason: z.string() })).default([]),
+    // Shown again as saved; what is decided from them is read afresh.
+    traffic_refused: z
+      .array(
+        z.object({
+          id: websiteId,
+          domain: z.string(),
+          visitors: z.number().nullable(),
+          window_days: z.number(),
+          unknown_reason: z.string().optional(),
+        }),
+      )
+      .default([]),
+    saved_plan: metaSchema(websiteId, action),
+  });
+}
 
-const sendSchema = z.strictObject({
-  privacy: z.literal([0, 1, 2]).optional(),
-  email: z.boolean().optional(),
-  exclude_bots: z.boolean().optional(),
-  exclude_params: z.array(z.string()).optional(),
-  exclude_ips: z.array(z.string()).optional(),
-  password: z.literal(SENSITIVE).optional(),
-});
+const websiteIdSchema = () => z.union([z.number().int(), z.string().min(1)]);
+type WebsiteIdSchema = ReturnType<typeof websiteIdSchema>;
+type ActionSchema = z.ZodEnum<{ create: 'create'; update: 'update'; delete: 'delete' }>;
 
-const metaSchema = z.object({
-  version: z.literal(SAVED_PLAN_VERSION),
-  tool_version: z.string(),
-  created_at: z.string(),
-  base_url: z.string(),
-  manifest: z.string(),
-  prune: z.boolean(),
-  force: z.boolean(),
-  salt: z.string().min(16),
-  desired: z.object({
-    sha256: z.string(),
-    websites: z.record(z.string(), z.string()),
-    passwords: z.record(z.string(), z.string()),
-  }),
-  remote: z.object({
-    records: z.record(z.string(), z.object({ domain: z.string(), sha256: z.string() })),
-    absent: z.array(z.string()),
-    unlisted: z.array(z.string()).nullable(),
-    traffic: z.record(z.string(), z.number().nullable()).optional(),
-  }),
-  operations: z.array(
-    z.object({
-      action,
-      id: websiteId.nullable(),
-      domain: z.string(),
-      send: sendSchema.nullable(),
-    }),
-  ),
-});
-
-const changeSchema = z.object({
-  action,
-  id: websiteId.nullable(),
-  domain: z.string(),
-  fields: z.partialRecord(
-    writableField,
-    z.object({
-      from: shown,
-      to: shown,
-      from_sensitive: z.boolean(),
-      to_sensitive: z.boolean(),
-      from_unknown: z.boolean(),
-      resend: z.boolean(),
-    }),
-  ),
-  risks: z.array(risk),
-  risky: z.boolean(),
-  resend_only: z.boolean(),
-});
-
-const fileSchema = z.object({
-  format_version: z.literal(FORMAT_VERSION),
-  tool: z.object({ name: z.literal('websites-sync'), version: z.string() }).optional(),
-  base_url: z.string().optional(),
-  manifest: z.string().optional(),
-  summary: z.object({
+function summarySchema() {
+  return z.object({
     create: z.number(),
     update: z.number(),
     resend: z.number(),
@@ -156,30 +123,76 @@ const fileSchema = z.object({
     protected: z.number().default(0),
     traffic_refused: z.number().default(0),
     unfit: z.number().default(0),
-  }),
-  changes: z.array(changeSchema),
-  warnings: z.array(z.string()),
-  ignored: z.array(z.string()),
-  unmanaged: z.array(z.string()),
-  observed: z.array(changeSchema).default([]),
-  pending_deletes: z
-    .array(z.object({ id: websiteId, domain: z.string(), since: z.string(), due: z.string() }))
-    .default([]),
-  protected: z.array(z.object({ domain: z.string(), reason: z.string() })).default([]),
-  // Shown again as saved; what is decided from them is read afresh.
-  traffic_refused: z
-    .array(
+  });
+}
+
+function changeSchema(websiteId: WebsiteIdSchema, action: ActionSchema) {
+  const shown = z.union([z.boolean(), z.number(), z.string(), z.array(z.string()), z.null()]);
+  const writableField = z.enum([
+    'privacy',
+    'email',
+    'exclude_bots',
+    'exclude_params',
+    'exclude_ips',
+    'password',
+  ]);
+  return z.object({
+    action,
+    id: websiteId.nullable(),
+    domain: z.string(),
+    fields: z.partialRecord(
+      writableField,
       z.object({
-        id: websiteId,
-        domain: z.string(),
-        visitors: z.number().nullable(),
-        window_days: z.number(),
-        unknown_reason: z.string().optional(),
+        from: shown,
+        to: shown,
+        from_sensitive: z.boolean(),
+        to_sensitive: z.boolean(),
+        from_unknown: z.boolean(),
+        resend: z.boolean(),
       }),
-    )
-    .default([]),
-  saved_plan: metaSchema,
-});
+    ),
+    risks: z.array(z.enum(['delete', 'privacy-public', 'password-removed', 'bot-exclusion-off'])),
+    risky: z.boolean(),
+    resend_only: z.boolean(),
+  });
+}
+
+function metaSchema(websiteId: WebsiteIdSchema, action: ActionSchema) {
+  const send = z.strictObject({
+    privacy: z.literal([0, 1, 2]).optional(),
+    email: z.boolean().optional(),
+    exclude_bots: z.boolean().optional(),
+    exclude_params: z.array(z.string()).optional(),
+    exclude_ips: z.array(z.string()).optional(),
+    password: z.literal(SENSITIVE).optional(),
+  });
+  return z.object({
+    version: z.literal(SAVED_PLAN_VERSION),
+    tool_version: z.string(),
+    created_at: z.string(),
+    base_url: z.string(),
+    manifest: z.string(),
+    prune: z.boolean(),
+    force: z.boolean(),
+    salt: z.string().min(16),
+    desired: z.object({
+      sha256: z.string(),
+      websites: z.record(z.string(), z.string()),
+      passwords: z.record(z.string(), z.string()),
+    }),
+    remote: z.object({
+      records: z.record(z.string(), z.object({ domain: z.string(), sha256: z.string() })),
+      absent: z.array(z.string()),
+      unlisted: z.array(z.string()).nullable(),
+      traffic: z.record(z.string(), z.number().nullable()).optional(),
+    }),
+    operations: z.array(
+      z.object({ action, id: websiteId.nullable(), domain: z.string(), send: send.nullable() }),
+    ),
+  });
+}
+
+let fileSchema: ReturnType<typeof savedPlanSchema> | undefined;
 
 /**
  * The file's content checked, or why it is not a saved plan this version can apply; `version` (this
@@ -195,6 +208,7 @@ export function parseSavedPlan(text: string, version?: string): { file: SavedPla
   if (typeof data === 'object' && data !== null && !('saved_plan' in data)) {
     return { error: 'a JSON plan without "saved_plan": write one with --once --dry-run --out FILE' };
   }
+  fileSchema ??= savedPlanSchema();
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
