@@ -13,6 +13,7 @@ export { restoreDefaults } from '../../src/cli/v8-options.ts';
 const Page = z.object({ data: z.array(z.object({ id: z.number(), domain: z.string() })) });
 
 export async function dryRun(baseUrl, apiKey) {
+  Error.stackTraceLimit = 0; // as the CLI records none at its default level (src/cli/cli.ts)
   const log = pino({ level: 'warn' }, process.stderr);
   const fingerprint = createHmac('sha256', apiKey).update('websites-sync').digest('base64url');
   setRunOptions(false); // as a run of the CLI does before it connects (the simulator: no TLS)
