@@ -1,6 +1,6 @@
 // What a command that talks to the service needs: its base URL and the API key, checked.
 import { isLoopbackHost, shownUrl } from '../model/index.js';
-import { apiKeyProblem, readApiKeyFile } from '../service/index.js';
+import { apiKeyProblem, proxyFromEnv, readApiKeyFile } from '../service/index.js';
 import type { Config } from './args.js';
 import { UsageError } from './errors.js';
 
@@ -101,29 +101,28 @@ export function requireService(config: Config): { baseUrl: string; apiKey: strin
 }
 
 /**
- * The proxy the transport takes from the environment (as undici reads it: the lower-case name first, an
- * https one falling back to the http one), checked like the base URL: a broken one is an error naming
- * its variable, and the URL is shown without its credentials.
+ * The proxies the transport may take from the environment (src/service/proxy.ts: as undici reads them),
+ * checked like the base URL: a broken one is an error naming its variable, and the URL is shown without
+ * its credentials.
  */
 export function checkProxyEnv(env: NodeJS.ProcessEnv, baseUrl: string): void {
   if (isLoopbackHost(new URL(baseUrl).hostname)) return;
-  for (const names of [
-    ['http_proxy', 'HTTP_PROXY'],
-    ['https_proxy', 'HTTPS_PROXY'],
-  ]) {
-    const name = names.find((candidate) => env[candidate] !== undefined);
-    const value = name === undefined ? undefined : env[name];
-    if (name === undefined || !value) continue;
-    let protocol: string;
+  for (const protocol of ['http:', 'https:']) {
+    const proxy = proxyFromEnv(env, protocol);
+    if (proxy === undefined) continue;
+    const { variable, value } = proxy;
+    let protocolOfProxy: string;
     try {
-      protocol = new URL(value).protocol;
+      protocolOfProxy = new URL(value).protocol;
     } catch {
       throw new UsageError(
-        `${name}: "${shownUrl(value)}" is not a URL; use e.g. http://proxy.example.com:3128`,
+        `${variable}: "${shownUrl(value)}" is not a URL; use e.g. http://proxy.example.com:3128`,
       );
     }
-    if (!PROXY_PROTOCOLS.includes(protocol)) {
-      throw new UsageError(`${name}: "${shownUrl(value)}" must start with http://, https:// or socks5://`);
+    if (!PROXY_PROTOCOLS.includes(protocolOfProxy)) {
+      throw new UsageError(
+        `${variable}: "${shownUrl(value)}" must start with http://, https:// or socks5://`,
+      );
     }
   }
 }
@@ -137,6 +136,6 @@ export function usesTls(baseUrl: string | undefined, env: Record<string, string 
   if (url.protocol === 'https:') return true;
   // A service on this machine is never reached through a proxy (src/service/http.ts).
   if (isLoopbackHost(url.hostname)) return false;
-  const proxy = env.http_proxy ?? env.HTTP_PROXY;
-  return proxy !== undefined && URL.parse(proxy)?.protocol === 'https:';
+  const proxy = proxyFromEnv(env, url.protocol);
+  return proxy !== undefined && URL.parse(proxy.value)?.protocol === 'https:';
 }

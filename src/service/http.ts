@@ -7,6 +7,7 @@ import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
 import { type KeyRefusal, KeyWatch } from './key-watch.js';
 import { Pacer } from './pacing.js';
+import { type EnvProxy, proxyFromEnv, throughProxy } from './proxy.js';
 import { headerOf, type RawAnswer, redirectError } from './redirects.js';
 import {
   createRetryPolicy,
@@ -67,6 +68,7 @@ export class HttpTransport {
   readonly #dispatcher: Dispatcher;
   readonly #agent: Dispatcher;
   readonly #timeoutMs: number;
+  readonly #proxy: EnvProxy | undefined;
   /** Attempts of one request at most: the first and its retries. */
   readonly maxAttempts: number;
   /** Masks the run's secrets in what the service answered, before an excerpt is cut from it. */
@@ -108,9 +110,10 @@ export class HttpTransport {
     };
     // HTTPS_PROXY / HTTP_PROXY / NO_PROXY as every other CLI tool reads them; a service on this
     // machine (the simulator, a tunnel) is never sent through a proxy.
-    this.#agent = isLoopbackHost(this.#origin.hostname)
-      ? new Agent(agentOptions)
-      : new EnvHttpProxyAgent(agentOptions);
+    const loopback = isLoopbackHost(this.#origin.hostname);
+    this.#agent = loopback ? new Agent(agentOptions) : new EnvHttpProxyAgent(agentOptions);
+    // The environment undici's agent read: named in a failure that happened at the proxy.
+    this.#proxy = loopback ? undefined : proxyFromEnv(process.env, this.#origin.protocol);
     this.#dispatcher = this.#agent.compose(
       attemptInterceptor(hooks, { deadlineMs: options.timeoutMs, maxBytes: MAX_RESPONSE_BYTES }, this.#wire),
       interceptors.retry({
@@ -163,11 +166,15 @@ export class HttpTransport {
         throw new NotSentError(`${method} ${url.pathname}: not sent: the run is stopping`, where);
       }
       const reason = describeFailure(cause, this.#timeoutMs);
-      throw new ServiceError(`${method} ${url.pathname}: no answer from ${this.#origin.origin} (${reason})`, {
-        method,
-        path: url.pathname,
-        cause,
-      });
+      const via = throughProxy(cause, this.#proxy, this.#origin);
+      throw new ServiceError(
+        `${method} ${url.pathname}: no answer from ${this.#origin.origin}${via} (${reason})`,
+        {
+          method,
+          path: url.pathname,
+          cause,
+        },
+      );
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
     const throttled = this.#throttle.seen(status, answered);

@@ -13,5 +13,6 @@ export { AuthError, KeyRevokedError, ServiceError } from './errors.js';
 export { ACCOUNT_PATH, STATS_PATH, type TrafficWindow } from './guard-reads.js';
 export type { KeyRefusal } from './key-watch.js';
 export { lookupFailed } from './lookup-after.js';
+export { type EnvProxy, proxyFromEnv } from './proxy.js';
 export { KNOWN_STATUS_CODES, type RetryTuning } from './retry-policy.js';
 export { NotSentError } from './stop.js';

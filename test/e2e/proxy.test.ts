@@ -141,3 +141,35 @@ describe('an HTTP proxy from the environment', () => {
     ]);
   });
 });
+
+describe('a proxy that gives no answer', () => {
+  // The proxy is named in the error, with the variable that set it and without its credentials: the
+  // error said only "connect ECONNREFUSED 127.0.0.1:…", which reads as the service's own refusal.
+  it('refusing the connection is named, without its password', async () => {
+    simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const run = await dryRunOfTlsService(`http://operator:pr0xy-s3cret@127.0.0.1:${port}`);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `no answer from https://${TLS_HOST} through the proxy http://127.0.0.1:${port} from HTTPS_PROXY (connect ECONNREFUSED`,
+    );
+    expect(run.stderr).not.toContain('pr0xy-s3cret');
+    expect(simulator.requests).toEqual([]);
+  }, 30_000);
+
+  it('refusing the tunnel (407) is named', async () => {
+    simulator = await startSimulator({ websites: [{ domain: 'a.example.com' }] });
+    proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (_req, client) => {
+      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="x"\r\n\r\n');
+    });
+    await new Promise<void>((done) => proxy?.listen(0, '127.0.0.1', done));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const run = await dryRunOfTlsService(proxyUrl);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`through the proxy ${proxyUrl} from HTTPS_PROXY (Proxy response (407)`);
+  });
+});
