@@ -7,10 +7,11 @@
 // about a fifth faster). It lives in the directory Node's compile cache was given (compile-cache.ts:
 // the user's own, or NODE_COMPILE_CACHE), in its subdirectory for this Node version, V8 options and CPU,
 // and it is off when that cache is (NODE_DISABLE_COMPILE_CACHE, or no safe directory).
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, getCompileCacheDir } from 'node:module';
 import { dirname, join } from 'node:path';
 import { constants, Script } from 'node:vm';
+import { markUsed, pruneCaches } from './script-cache-prune.js';
 
 /**
  * Which cache a run makes: a run of the service that got as far as a plan (`sync`: `--once`, the
@@ -46,11 +47,13 @@ export function loadScript(file: string, id: string): LoadedScript {
   let loaded: CacheKind | undefined;
   let script: Script | undefined;
   for (const kind of KINDS) {
-    const cachedData = readCache(cacheFile(kind));
-    if (!cachedData) continue;
-    script = compile(source, file, cachedData);
+    const path = cacheFile(kind);
+    const cached = readCache(path);
+    if (!path || !cached) continue;
+    script = compile(source, file, cached.data);
     if (!script.cachedDataRejected) {
       loaded = kind;
+      markUsed(path, cached.mtimeMs);
       break;
     }
   }
@@ -71,6 +74,9 @@ export function loadScript(file: string, id: string): LoadedScript {
         // A cache made under other V8 options than a run starts with is refused by every run, which
         // then makes it again: an option the run sets given to Node itself, or a default it does not know.
         if (!sameOptions()) return;
+        // What no run will use goes first (script-cache-prune.ts): on a disk full of old caches the
+        // write below would fail, and then nothing was ever removed.
+        pruneCaches(dirname(path), id);
         // Written whole under another name, then renamed: a run starting meanwhile reads the old file
         // or the new one, never half of one. The name is new (`wx`: made here, never a file or link
         // already there): processes sharing the directory may have the same pid (containers sharing a
@@ -105,10 +111,16 @@ function scriptIdLine(id: string): string {
   return `//# websites-sync-script=${id}\n`;
 }
 
-function readCache(path: string | undefined): Buffer | undefined {
+/** A cache's bytes, and its mtime: when it was made, or last marked used (script-cache-prune.ts). */
+function readCache(path: string | undefined): { data: Buffer; mtimeMs: number } | undefined {
   if (!path) return undefined;
   try {
-    return readFileSync(path);
+    const fd = openSync(path, 'r');
+    try {
+      return { mtimeMs: fstatSync(fd).mtimeMs, data: readFileSync(fd) };
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }
