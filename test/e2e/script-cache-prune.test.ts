@@ -23,7 +23,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { CLI, runCli, toolEnv } from '../helpers/cli.js';
 
 // What a save of the CLI's script cache removes beside it (src/cli/script-cache-prune.ts): each build
-// names its caches by its own id, and an upgrade left the old build's there for ever.
+// names its caches by its own id, and an upgrade, or a run killed while saving, left files there for ever.
 
 const DAY = 24 * 60 * 60 * 1000;
 const OTHER = 'a1b2c3d4e5f60718';
@@ -117,6 +117,15 @@ describe.skipIf(process.platform === 'win32')("a save of the CLI's script cache"
     expect(await exists(join(dir, `websites-sync-${OTHER}-other.cache`))).toBe(true);
     await dryRun();
     expect((await stat(ours)).ino).toBe(made);
+  });
+
+  it('removes the .partial files of saves that died an hour ago or more, and none a save may be writing', async () => {
+    const { dir, id, dryRun } = await setUp();
+    const dead = await plant(dir, `websites-sync-${id}-sync.cache.4242-k3j9x.partial`, 2 * 60 * 60 * 1000);
+    const deadOther = await plant(dir, `websites-sync-${OTHER}-other.cache.7-0a1b.partial`, 3 * DAY);
+    const live = await plant(dir, `websites-sync-${id}-sync.cache.4243-zz91.partial`, 1000);
+    await dryRun();
+    expect([await exists(dead), await exists(deadOther), await exists(live)]).toEqual([false, false, true]);
   });
 
   it('removes only the files it names: not another file, nor a link or a directory named like a cache', async () => {
