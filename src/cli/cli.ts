@@ -13,21 +13,23 @@ const PLANNED: ReadonlySet<number> = new Set([EXIT.ok, EXIT.changes, EXIT.refuse
 
 /**
  * Runs the command line `argv`: its exit status, and which cache the run makes (script-cache.ts). A
- * run of the service's cache is made by one that got as far as a plan: one that stopped before (an
- * invalid manifest, a refused key) compiled too little of what the next runs need.
+ * run of the service's cache is made by one that got as far as a plan, and `validate`'s by one that
+ * found the manifest valid: one that stopped before (an invalid manifest, a refused key) compiled too
+ * little of what the next runs need.
  */
 export async function main(
   argv: string[],
   signals: ProcessSignals,
 ): Promise<{ exitCode: number; cacheKind: CacheKind }> {
-  let sync = false;
+  let ran: string | undefined;
   const exitCode = await run(argv, { ...processIo(), signals }, (command, { showsStacks }) => {
-    sync = command === 'sync';
+    ran = command;
     // No stack is recorded that nothing would show (run.ts shows one at the debug and trace levels):
     // reading an error's stack makes V8 find the line ends of the whole script its frames are in, and
     // Node reads the stack of every error a socket is destroyed with, as undici's each time a run
     // closes its connections (this script: about 3% of a one-website dry run).
     if (!showsStacks) Error.stackTraceLimit = 0;
   });
-  return { exitCode, cacheKind: sync && PLANNED.has(exitCode) ? 'sync' : 'other' };
+  if (ran === 'sync' && PLANNED.has(exitCode)) return { exitCode, cacheKind: 'sync' };
+  return { exitCode, cacheKind: ran === 'validate' && exitCode === EXIT.ok ? 'validate' : 'other' };
 }

@@ -1,5 +1,5 @@
 // What a save leaves behind (script-cache.ts). Every build of the CLI names its caches by its own id, so
-// an upgrade left the old build's two files (about 2 MB) in the cache directory for ever, and a run
+// an upgrade left the old build's files (about 2 MB) in the cache directory for ever, and a run
 // killed while saving left its `.partial` file there too: on a CI runner with a persistent cache, or a
 // host upgraded weekly, the directory only grew. A run that saves a cache now removes, in the same
 // directory, what is no longer of use:
@@ -28,9 +28,9 @@ const STALE_PARTIAL_MS = 60 * 60 * 1000;
 const MARK_USED_AFTER_MS = DAY_MS;
 
 /** A cache of the CLI's script, as script-cache.ts names it; the build's ids are 16 hex digits. */
-const CACHE = /^websites-sync-([0-9a-f]{16})-(?:sync|other)\.cache$/;
+const CACHE = /^websites-sync-([0-9a-f]{16})-(?:sync|validate|other)\.cache$/;
 /** A cache being written, or left half-written by a save that died (`<cache>.<pid>-<random>.partial`). */
-const PARTIAL = /^websites-sync-[0-9a-f]{16}-(?:sync|other)\.cache\.\d+-[0-9a-z]*\.partial$/;
+const PARTIAL = /^websites-sync-[0-9a-f]{16}-(?:sync|validate|other)\.cache\.\d+-[0-9a-z]*\.partial$/;
 
 /**
  * Removes from `dir` the caches of builds other than `id` not used for STALE_CACHE_MS, and `.partial`

@@ -15,19 +15,22 @@ import { markUsed, pruneCaches } from './script-cache-prune.js';
 
 /**
  * Which cache a run makes: a run of the service that got as far as a plan (`sync`: `--once`, the
- * daemon, a dry run), which most runs are, or anything else (`--version`, `validate`, a run that
- * stopped at an invalid manifest), whose cache serves only until a run of the service has made its
- * own. So the first command on a machine does not decide for every later run.
+ * daemon, a dry run), which most runs are; a `validate` that found its manifest valid (`validate`:
+ * it compiled the whole of reading and checking one); or anything else (`--version`, a run that
+ * stopped at an invalid manifest). A run loads the first of them that exists, in that order (each
+ * compiled more than the next), and replaces it with its own when it is of a kind after its own: so
+ * the first command on a machine does not decide for every later run (a `--version` first made the
+ * cache every `validate` loaded, and each compiled its manifest's checks again).
  */
-export type CacheKind = 'sync' | 'other';
-const KINDS: readonly CacheKind[] = ['sync', 'other'];
+export type CacheKind = 'sync' | 'validate' | 'other';
+const KINDS: readonly CacheKind[] = ['sync', 'validate', 'other'];
 
 /** A script loaded by `loadScript`: what it exports, and how to save its cache once it has run. */
 export interface LoadedScript {
   exports: Record<string, unknown>;
   /**
    * Saves the cache of what has run, as `kind`, unless the cache it was loaded from already serves that
-   * kind. `beforeSaving` puts back V8's default options first: V8 refuses a cache made under other
+   * kind (is of `kind`, or of one before it in KINDS). `beforeSaving` puts back V8's default options first: V8 refuses a cache made under other
    * options, and a fresh process starts with the defaults. Never throws: the cache is an optimisation.
    */
   save(kind: CacheKind, beforeSaving?: () => void): void;
@@ -68,7 +71,7 @@ export function loadScript(file: string, id: string): LoadedScript {
     exports: module.exports,
     save(kind, beforeSaving) {
       const path = cacheFile(kind);
-      if (!path || loaded === kind || (kind === 'other' && loaded !== undefined)) return;
+      if (!path || (loaded !== undefined && KINDS.indexOf(loaded) <= KINDS.indexOf(kind))) return;
       try {
         beforeSaving?.();
         // A cache made under other V8 options than a run starts with is refused by every run, which

@@ -90,13 +90,15 @@ describe.skipIf(process.platform === 'win32')("a save of the CLI's script cache"
     const { dir, dryRun } = await setUp();
     const old = await plant(dir, `websites-sync-${OTHER}-sync.cache`, 8 * DAY);
     const oldOther = await plant(dir, `websites-sync-${OTHER}-other.cache`, 30 * DAY);
+    const oldValidate = await plant(dir, `websites-sync-${OTHER}-validate.cache`, 9 * DAY);
     const recent = await plant(dir, 'websites-sync-0000000000000001-sync.cache', 6 * DAY);
     await dryRun();
-    expect([await exists(old), await exists(oldOther), await exists(recent)]).toEqual([false, false, true]);
+    const left = await Promise.all([old, oldOther, oldValidate, recent].map(exists));
+    expect(left).toEqual([false, false, false, true]);
     // The next run loads the cache the first made, saves none, and so removes nothing.
-    const left = await plant(dir, `websites-sync-${OTHER}-sync.cache`, 8 * DAY);
+    const again = await plant(dir, `websites-sync-${OTHER}-sync.cache`, 8 * DAY);
     await dryRun();
-    expect(await exists(left)).toBe(true);
+    expect(await exists(again)).toBe(true);
   });
 
   it('keeps the cache of a build used alternately with another (two installs), used without being made again', async () => {

@@ -33,11 +33,11 @@ async function setUp(extra: Record<string, string> = {}) {
   return { temp, env, dryRun };
 }
 
-/** The cache files of the CLI's script under `dir`, by kind (`sync`, `other`), with their paths. */
+/** The cache files of the CLI's script under `dir`, by kind (`sync`, `validate`, `other`), with their paths. */
 async function caches(dir: string): Promise<Record<string, string>> {
   const found: Record<string, string> = {};
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const kind = /^websites-sync-[0-9a-f]+-(sync|other)\.cache$/.exec(entry.name)?.[1];
+    const kind = /^websites-sync-[0-9a-f]+-(sync|validate|other)\.cache$/.exec(entry.name)?.[1];
     if (kind) found[kind] = join(entry.parentPath, entry.name);
   }
   return found;
@@ -75,6 +75,21 @@ describe.skipIf(process.platform === 'win32')("the CLI's script cache", () => {
     expect(Object.keys(await caches(temp))).toEqual(['other']);
     expect((await dryRun()).code).toBe(0);
     expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'sync']);
+  });
+
+  it('made by --version first, is made again by the first validate that finds its manifest valid', async () => {
+    // The cache --version made was every later validate's, which then compiled its checks at every run.
+    const { temp, env } = await setUp();
+    expect((await runCli(['--version'], env)).code).toBe(0);
+    const validate = async () => expect((await runCli(['validate'], env)).code).toBe(0);
+    await validate();
+    const { validate: made } = await caches(temp);
+    expect(made).toBeDefined();
+    const before = await stat(made as string);
+    await validate();
+    const after = await stat(made as string);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect(Object.keys(await caches(temp)).sort()).toEqual(['other', 'validate']);
   });
 
   it('is not made by a run stopped before its plan (an invalid manifest): the next good run makes it', async () => {
