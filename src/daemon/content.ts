@@ -1,20 +1,21 @@
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { readBounded } from '../manifest/index.js';
+import { MANIFEST_FILE } from '../manifest/index.js';
+import { readWholeFile } from '../model/index.js';
 
 export interface Content {
   /** sha256 of the bytes, or a marker of why they could not be read (a missing file is a state too). */
   hash: string;
   /** Absent when the file could not be read. */
   bytes?: Uint8Array;
-  /** Why the manifest is not read at all: it is no regular file (a pipe, a device, a socket). */
+  /** Why the manifest is not read at all: what it is when it is no regular file ("a FIFO", model's notRegular). */
   notAFile?: string;
   /** Written whole before it could be seen: a file of a Kubernetes ConfigMap or Secret volume. */
   whole?: boolean;
-  /** Larger than a manifest may be (MAX_MANIFEST_BYTES): not read further. */
-  tooLarge?: boolean;
+  /** Larger than a manifest may be (MAX_MANIFEST_BYTES): not read further. Its size, when known. */
+  tooLarge?: { size: number | undefined };
 }
 
 /**
@@ -39,11 +40,13 @@ export async function readContent(file: string): Promise<Content> {
     // Without blocking: opening a pipe with no writer yet would wait for one.
     const handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      const kind = notAFile(await handle.stat());
-      if (kind !== undefined) return { hash: `not-a-file:${kind}`, notAFile: kind };
-      const read = await readBounded(handle);
+      // A regular file only, by the one rule of files read whole (a directory is said as one).
+      const read = await readWholeFile(handle, { ...MANIFEST_FILE, streams: false });
+      if ('notRegular' in read) return { hash: `not-a-file:${read.notRegular}`, notAFile: read.notRegular };
       // Its size is its state: the file is read again at every change until it shrinks.
-      if ('tooLarge' in read) return { hash: `too-large:${(await handle.stat()).size}`, tooLarge: true };
+      if ('tooLarge' in read) {
+        return { hash: `too-large:${(await handle.stat()).size}`, tooLarge: read.tooLarge };
+      }
       const { bytes } = read;
       return { hash: createHash('sha256').update(bytes).digest('hex'), bytes, ...(whole ? { whole } : {}) };
     } finally {
@@ -52,12 +55,4 @@ export async function readContent(file: string): Promise<Content> {
   } catch (error) {
     return { hash: `unreadable:${(error as NodeJS.ErrnoException).code ?? 'unknown'}` };
   }
-}
-
-function notAFile(info: Stats): string | undefined {
-  if (info.isFile() || info.isDirectory()) return undefined;
-  if (info.isFIFO()) return 'a pipe';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  return 'not a regular file';
 }

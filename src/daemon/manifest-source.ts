@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { loadManifest, parseManifestBytes, tooLargeProblem } from '../manifest/index.js';
+import { loadManifest, MANIFEST_FILE, parseManifestBytes, tooLargeProblem } from '../manifest/index.js';
 import {
   type DesiredState,
   formatProblem,
+  notRegularRefusal,
   type Problem,
   type Redactor,
   type Unlisted,
@@ -81,7 +82,7 @@ export class ManifestSource {
       read.notAFile !== undefined
         ? notAFile(this.#file, read.notAFile)
         : read.tooLarge
-          ? tooLargeProblem(this.#file)
+          ? tooLargeProblem(this.#file, read.tooLarge.size)
           : undefined;
     const cut = refused ?? (read.bytes && !read.whole ? midLine(this.#file, read.bytes) : undefined);
     const result = cut
@@ -174,10 +175,12 @@ function midLine(file: string, bytes: Uint8Array): Problem | undefined {
   };
 }
 
-function notAFile(file: string, kind: string): Problem {
+function notAFile(file: string, what: string): Problem {
+  const refused = notRegularRefusal('the file', what, MANIFEST_FILE);
+  if (what !== 'a FIFO') return wholeFile(file, refused);
   return wholeFile(
     file,
-    `the manifest is ${kind}, not a file: the daemon reads it again on every change and every resync, which a pipe (such as \`-f <(…)\`) cannot give; write it to a file and name that (a pipe works with --once)`,
+    `${refused}: the daemon reads it again on every change and every resync, which a pipe (such as \`-f <(…)\`) cannot give; write it to a file and name that (a pipe works with --once)`,
   );
 }
 

@@ -5,7 +5,15 @@
 import { open } from 'node:fs/promises';
 import { domainToASCII } from 'node:url';
 import type { Document } from 'yaml';
-import { anyUnlisted, capProblems, type DesiredState, type Problem, type Unlisted } from '../model/index.js';
+import {
+  anyUnlisted,
+  capProblems,
+  type DesiredState,
+  type Problem,
+  readWholeFile,
+  type Unlisted,
+  type WholeRead,
+} from '../model/index.js';
 import { checkData, passwordProblem } from './check-data.js';
 import { decodeManifest } from './decode.js';
 import { depthProblem, isStackOverflow, TOO_DEEP } from './depth.js';
@@ -21,12 +29,12 @@ import {
   spanAt,
   unresolvedAlias,
 } from './password-syntax.js';
-import { type ManifestBytes, readBounded, tooLargeProblem } from './read-file.js';
+import { MANIFEST_FILE, tooLargeProblem } from './read-file.js';
 import { type Read, readPiecewise } from './read-pieces.js';
 import { parseWithPositions } from './yaml-lib.js';
 
 export { manifestJsonSchema, manifestJsonSchemaText } from './json-schema.js';
-export { MAX_MANIFEST_BYTES, readBounded, tooLargeProblem } from './read-file.js';
+export { MANIFEST_FILE, MAX_MANIFEST_BYTES, tooLargeProblem } from './read-file.js';
 export { manifestSchema } from './schema.js';
 export { declarable } from './settings.js';
 
@@ -231,12 +239,12 @@ function readError(error: unknown): string {
 }
 
 export async function loadManifest(file: string, env: Env = process.env): Promise<ManifestResult> {
-  let read: ManifestBytes;
+  let read: WholeRead;
   try {
     // Opened as named and read to its end: `--once -f <(sops -d …)` gives its text through a pipe.
     const handle = await open(file);
     try {
-      read = await readBounded(handle);
+      read = await readWholeFile(handle, MANIFEST_FILE);
     } finally {
       await handle.close();
     }
@@ -245,7 +253,9 @@ export async function loadManifest(file: string, env: Env = process.env): Promis
       problems: [{ severity: 'error', file, line: 1, column: 1, field: '', message: readError(error) }],
     };
   }
-  if ('tooLarge' in read) return { problems: [tooLargeProblem(file)] };
+  // A directory is read (EISDIR, said above): with `streams`, nothing else is refused but by its size.
+  if (!('bytes' in read))
+    return { problems: [tooLargeProblem(file, 'tooLarge' in read ? read.tooLarge.size : undefined)] };
   return parseManifestBytes(read.bytes, { file, env });
 }
 

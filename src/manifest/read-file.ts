@@ -1,8 +1,8 @@
-// How the manifest's bytes are read, by a run and by the daemon: whole, but never past a bound. A
-// manifest named by mistake (a disk image, a log) or one that never ends (`-f /dev/zero`) was read until
-// memory ran out; a daemon under a container's memory limit was killed for it.
-import type { FileHandle } from 'node:fs/promises';
-import { formatCount, type Problem } from '../model/index.js';
+// How big a manifest may be, by a run and by the daemon. It is read whole, by the one rule of files
+// read whole (model's readWholeFile): a manifest named by mistake (a disk image, a log) or one that never
+// ends (`-f /dev/zero`) was read until memory ran out; a daemon under a container's memory limit was
+// killed for it.
+import { type Problem, tooLargeMessage, type WholeFileSpec } from '../model/index.js';
 
 /**
  * The largest manifest read, in bytes: ten times one of 100,000 websites (about 6 MiB). A larger file
@@ -10,36 +10,26 @@ import { formatCount, type Problem } from '../model/index.js';
  */
 export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
-/** Read a piece at a time: a pipe or a device says nothing of its size. */
-const PIECE = 1024 * 1024;
+/**
+ * A manifest as a run reads it: a pipe too (`--once -f <(sops -d …)` gives its text through one), read
+ * no further than the bound. The daemon reads a regular file only (`streams: false`): it reads the
+ * manifest again on every change, which a pipe cannot give.
+ */
+export const MANIFEST_FILE: WholeFileSpec = {
+  holds: 'a manifest',
+  maxBytes: MAX_MANIFEST_BYTES,
+  room: 'one of 100,000 websites is about 6 MiB',
+  streams: true,
+};
 
-/** The file's bytes, or `tooLarge` once more than `max` have been read (the rest is not). */
-export type ManifestBytes = { bytes: Uint8Array } | { tooLarge: true };
-
-/** Reads an open file to its end, or until it has given more than `max` bytes. */
-export async function readBounded(handle: FileHandle, max = MAX_MANIFEST_BYTES): Promise<ManifestBytes> {
-  const pieces: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const wanted = Math.min(PIECE, max + 1 - total);
-    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(wanted), 0, wanted, null);
-    if (bytesRead === 0) break;
-    pieces.push(buffer.subarray(0, bytesRead));
-    total += bytesRead;
-    if (total > max) return { tooLarge: true };
-  }
-  return { bytes: Buffer.concat(pieces, total) };
-}
-
-/** What a run and the daemon say of a manifest past the bound. */
-export function tooLargeProblem(file: string, max = MAX_MANIFEST_BYTES): Problem {
-  const mib = formatCount(max / 1024 / 1024);
+/** What a run and the daemon say of a manifest past the bound (`size`: as read, when known). */
+export function tooLargeProblem(file: string, size: number | undefined): Problem {
   return {
     severity: 'error',
     file,
     line: 1,
     column: 1,
     field: '',
-    message: `the manifest is larger than ${mib} MiB (one of 100,000 websites is about 6 MiB): is it the right file? It was not read further`,
+    message: tooLargeMessage('the file', MANIFEST_FILE, size),
   };
 }

@@ -22,14 +22,7 @@ export {
   unlistedLine,
 } from './problems.js';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redact.js';
-export {
-  cannotRead,
-  notRegular,
-  notRegularMessage,
-  readSmallFile,
-  type SmallFileRead,
-  type SmallFileSpec,
-} from './regular-file.js';
+export { cannotRead, readSmallFile, type SmallFileRead, type SmallFileSpec } from './regular-file.js';
 export { serviceAcceptsDomain, serviceStoredDomain } from './service-domain.js';
 export {
   colored,
@@ -46,3 +39,14 @@ export {
 export { shownUrl } from './shown-url.js';
 export { editDistance, suggest } from './suggest.js';
 export * from './types.js';
+export {
+  notRegular,
+  notRegularMessage,
+  notRegularRefusal,
+  readWholeFile,
+  readWholeFileSync,
+  tooLargeMessage,
+  type WholeFileSpec,
+  type WholeRead,
+  wholeReadRefusal,
+} from './whole-file.js';

@@ -36,7 +36,9 @@ describe('daemon: a manifest given as a pipe', () => {
     ]);
     await untilLogged(cli, /"msg":"run invalid_manifest/);
     const { stderr } = cli.output();
-    expect(stderr).toMatch(/the manifest is a pipe, not a file: .*write it to a file and name that/);
+    expect(stderr).toMatch(
+      /the file is a FIFO, not a regular file; give a regular file holding a manifest: .*write it to a file and name that/,
+    );
     expect(stderr).not.toContain('the manifest is empty');
     expect(simulator.requests).toEqual([]);
     cli.child.kill('SIGTERM');
@@ -56,7 +58,7 @@ describe('daemon: a manifest larger than a manifest may be', () => {
     cli = startCli([], env);
     await untilLogged(cli, /"msg":"run invalid_manifest/);
     expect(cli.output().stderr).toContain(
-      'the manifest is larger than 64 MiB (one of 100,000 websites is about 6 MiB): is it the right file?',
+      'the file holds 67,108,865 bytes; at most 67,108,864 (64 MiB) are allowed for a manifest (one of 100,000 websites is about 6 MiB): is it the right file? It was not read further',
     );
     expect(simulator.requests).toEqual([]);
     cli.child.kill('SIGTERM');

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { formatCount } from '../../src/model/index.js';
 import { type Simulator, startSimulator } from '../../src/simulator/index.js';
 import { type CliResult, startCli, toolEnv } from '../helpers/cli.js';
 
@@ -106,7 +107,7 @@ describe('a file read whole for a secret or a setting that is larger than what i
     const run = await runBounded(['--once'], { WEBSITES_SYNC_STATE_URL_FILE: file });
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toContain(
-      `WEBSITES_SYNC_STATE_URL_FILE: ${file} holds ${url.length + 3_000_001} bytes; at most 8192 are allowed for a postgres:// URL (is it the right file?)`,
+      `WEBSITES_SYNC_STATE_URL_FILE: ${file} holds ${formatCount(url.length + 3_000_001)} bytes; at most 8,192 are allowed for a postgres:// URL: is it the right file? It was not read further`,
     );
     expect(run.stdout + run.stderr).not.toContain('hunter2');
     expect(simulator.requests).toEqual([]);
@@ -123,7 +124,7 @@ describe('a file read whole for a secret or a setting that is larger than what i
     const refused = await runBounded(['--once', '--dry-run', '--api-key-file', file], {});
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stderr).toContain(
-      `--api-key-file: ${file} holds 8193 bytes; at most 8192 are allowed for an API key, one line of at most 4096 characters (is it the right file?)`,
+      `--api-key-file: ${file} holds 8,193 bytes; at most 8,192 are allowed for an API key, one line of at most 4096 characters: is it the right file? It was not read further`,
     );
     expect(refused.stderr).not.toContain(simulator.apiKey);
     expect(simulator.requests.length).toBe(requests);

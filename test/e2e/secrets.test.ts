@@ -193,7 +193,7 @@ describe('an API key that cannot travel in a header', () => {
       const run = await runCli(['--once', '--dry-run'], { ...env, [name]: keyFile });
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toContain(
-        `${name}: ${keyFile} holds 5000000 bytes; at most 8192 are allowed for an API key, one line of at most 4096 characters (is it the right file?)`,
+        `${name}: ${keyFile} holds 5,000,000 bytes; at most 8,192 are allowed for an API key, one line of at most 4096 characters: is it the right file? It was not read further`,
       );
     }
     expect(simulator.requests).toEqual([]);

@@ -16,7 +16,7 @@ describe('readSmallFile: the one bounded reader of the files taken whole', () =>
     expect(readSmallFile(file, spec)).toEqual({ text: 'x'.repeat(16) });
     await writeFile(file, 'x'.repeat(17));
     expect(readSmallFile(file, spec)).toEqual({
-      problem: `--some-file: ${file} holds 17 bytes; at most 16 are allowed for a word (is it the right file?)`,
+      problem: `--some-file: ${file} holds 17 bytes; at most 16 are allowed for a word: is it the right file? It was not read further`,
     });
   });
 
@@ -25,7 +25,7 @@ describe('readSmallFile: the one bounded reader of the files taken whole', () =>
     () => {
       expect(readSmallFile('/proc/self/status', spec)).toEqual({
         problem:
-          '--some-file: /proc/self/status holds more than 16 bytes; at most 16 are allowed for a word (is it the right file?)',
+          '--some-file: /proc/self/status holds more than 16 bytes; at most 16 are allowed for a word: is it the right file? It was not read further',
       });
     },
   );
