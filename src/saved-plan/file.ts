@@ -1,8 +1,26 @@
 import { type FileHandle, stat } from 'node:fs/promises';
-import { notRegular, notRegularMessage } from '../model/index.js';
+import {
+  notRegular,
+  notRegularMessage,
+  readWholeFile,
+  tooLargeMessage,
+  type WholeFileSpec,
+} from '../model/index.js';
 import { openForReading, openPrivateFile, StateLockError } from '../state/index.js';
 import { parseSavedPlan, type SavedPlanFile } from './format.js';
 import { signedText } from './signature.js';
+
+/**
+ * The largest saved plan read. One of 100,000 changes (every website created with five settings, as the
+ * simulator measured) is about 230 MiB: a saved plan is pretty-printed JSON and carries each change
+ * twice (as shown, and as executed). The bound is twice that, as far as it can go: V8's longest string
+ * (512 MiB) is the ceiling of any file read as text. A larger file is refused, not read further.
+ */
+export const SAVED_PLAN_FILE: WholeFileSpec = {
+  holds: 'a saved plan',
+  maxBytes: 500 * 1024 * 1024,
+  room: 'one of 100,000 changes is about 230 MiB',
+};
 
 /** A saved plan as read: its checked content, and its text (whose signature the run checks). */
 export interface ReadSavedPlan {
@@ -32,9 +50,10 @@ export async function readSavedPlan(
     return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
   try {
-    const what = notRegular(await handle.stat());
-    if (what !== undefined) return { error: notRegularMessage(what) };
-    text = await handle.readFile('utf8');
+    const read = await readWholeFile(handle, SAVED_PLAN_FILE);
+    if ('notRegular' in read) return { error: notRegularMessage(read.notRegular) };
+    if ('tooLarge' in read) return { error: tooLargeMessage('it', SAVED_PLAN_FILE, read.tooLarge.size) };
+    text = read.bytes.toString('utf8');
   } catch (error) {
     return { error: `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   } finally {

@@ -8,7 +8,13 @@ export {
   targetMismatch,
   unreadReasons,
 } from './check.js';
-export { type ReadSavedPlan, readSavedPlan, SavedPlanMasked, writeSavedPlan } from './file.js';
+export {
+  type ReadSavedPlan,
+  readSavedPlan,
+  SAVED_PLAN_FILE,
+  SavedPlanMasked,
+  writeSavedPlan,
+} from './file.js';
 export { recordHash } from './fingerprint.js';
 export {
   parseSavedPlan,

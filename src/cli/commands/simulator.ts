@@ -1,8 +1,10 @@
 // `websites-sync simulator`: serves the simulator until SIGINT/SIGTERM.
 
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { readWholeFile, type WholeFileSpec, wholeReadRefusal } from '../../model/index.js';
 import {
   type EndpointFault,
   type FaultOptions,
@@ -153,11 +155,27 @@ function maxWebsites(value: string | undefined): number | undefined {
   return value === '-1' ? undefined : integer('max-websites', value, 0, Number.MAX_SAFE_INTEGER);
 }
 
+/** A seed as large as a manifest may be: one of 100,000 websites is about 20 MiB as JSON. */
+const SEED_FILE: WholeFileSpec = {
+  holds: 'a seed (a list of websites)',
+  maxBytes: 64 * 1024 * 1024,
+  room: 'one of 100,000 websites is about 20 MiB',
+};
+
 async function readSeedFile(path: string): Promise<SeedWebsite[]> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Without blocking (a FIFO with no writer), and by the one rule of files read whole.
+    const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      const read = await readWholeFile(handle, SEED_FILE);
+      if (!('bytes' in read)) throw new UsageError(wholeReadRefusal(`--seed-file: ${path}`, read, SEED_FILE));
+      text = read.bytes.toString('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read --seed-file ${path}: ${(error as Error).message}`);
   }
   let data: unknown;
