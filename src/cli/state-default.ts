@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { beside, canonicalBaseUrl } from '../state/index.js';
+import { readWholeFileSync, type WholeRead } from '../model/index.js';
+import { beside, canonicalBaseUrl, STATE_FILE } from '../state/index.js';
 import { UsageError } from './errors.js';
 import { refuseUnusablePath } from './option-values.js';
 import { OPTION_TABLE } from './options.js';
@@ -41,9 +42,17 @@ export function checkDefaultStatePath(path: string, command: string, baseUrl: st
 /** The account a state file is for (its base URL); undefined when it cannot be read. */
 function accountOf(file: string): string | undefined {
   try {
-    // A FIFO there would block the read for ever: only a file is read.
-    if (!statSync(file).isFile()) return undefined;
-    const data: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    // A FIFO there would block the read for ever, a huge file fill the memory: the one rule of files
+    // read whole (a regular file, bounded) reads it, opened without blocking.
+    const fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    let read: WholeRead;
+    try {
+      read = readWholeFileSync(fd, STATE_FILE);
+    } finally {
+      closeSync(fd);
+    }
+    if (!('bytes' in read)) return undefined;
+    const data: unknown = JSON.parse(read.bytes.toString('utf8'));
     const url = (data as { base_url?: unknown } | null)?.base_url;
     return typeof url === 'string' ? canonicalBaseUrl(url) : undefined;
   } catch {

@@ -3,6 +3,7 @@
 // in a single append (atomic for a line of this size) and synced, mode 0600. If the line cannot be
 // written, the delete is not sent.
 import { type RemoteWebsite, shownJson, type WebsiteId } from '../model/index.js';
+import { BACKUP_FILE } from './file-limits.js';
 import { beside, openPrivateFile, readChecked, refuseNotRegular, refusePlanted } from './private-file.js';
 
 export const DEFAULT_BACKUP_NAME = '.websites-sync-deleted.jsonl';
@@ -82,7 +83,7 @@ export interface ReadBackups {
 export async function readBackups(path: string): Promise<ReadBackups> {
   let text: string;
   try {
-    text = await readChecked(path);
+    text = await readChecked(path, BACKUP_FILE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       return { entries: [], unreadable: [], missing: true };

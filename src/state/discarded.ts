@@ -1,5 +1,6 @@
 import { chmod, constants, copyFile, link, lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { STATE_FILE } from './file-limits.js';
 import { plantedHere, readRegularFile, whereItLands } from './private-file.js';
 import type { StateData } from './state.js';
 
@@ -122,7 +123,7 @@ export async function keptCopies(given: string): Promise<Array<{ path: string; h
       const info = await lstat(file).catch(() => undefined);
       if (info !== undefined && (!info.isFile() || (await plantedHere(info, file)))) return undefined;
       // Opened without blocking and checked again: a FIFO put there meanwhile is not read either.
-      const text = await readRegularFile(file);
+      const text = await readRegularFile(file, STATE_FILE);
       return text === undefined ? { path: file } : { path: file, held: inspectHeld(text) };
     }),
   );

@@ -3,6 +3,7 @@ import { rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { shownUrl } from '../model/index.js';
 import { type HeldLifecycle, inspectHeld } from './discarded.js';
+import { STATE_FILE } from './file-limits.js';
 import { readLifecycleEntries } from './lifecycle.js';
 import { StateLockError } from './lock-error.js';
 import {
@@ -44,7 +45,7 @@ export interface LoadedState {
 export async function loadState(path: string, baseUrl: string, secret: string): Promise<LoadedState> {
   let text: string;
   try {
-    text = await readChecked(path);
+    text = await readChecked(path, STATE_FILE);
   } catch (error) {
     if (error instanceof StateLockError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -104,7 +105,7 @@ export function canonicalBaseUrl(url: string): string {
  */
 export async function readStoredState(path: string): Promise<ParsedState | undefined> {
   // A refusal (another user's file, StateLockError) is said as such, not as a state it cannot read.
-  const text = await readRegularText(path);
+  const text = await readRegularText(path, STATE_FILE);
   return text === undefined ? undefined : parseState(text);
 }
 

@@ -26,6 +26,7 @@ export {
   saveState,
   writePrivateFileAtomically,
 } from './file.js';
+export { BACKUP_FILE, STATE_FILE } from './file-limits.js';
 export { describeHeld, heldMessage } from './holder.js';
 export {
   isProtected,
@@ -54,6 +55,7 @@ export {
   openPrivateFile,
   PathChanged,
   readRegularFile,
+  readRegularText,
   refuseNotRegular,
   refusePlanted,
   whereItLands,

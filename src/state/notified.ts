@@ -1,4 +1,5 @@
 import { writePrivateFileAtomically } from './file.js';
+import { NOTIFIED_FILE } from './file-limits.js';
 import { readRegularFile, refusePlanted } from './private-file.js';
 
 // What the webhook took last, per kind (hashes only, no event's content), kept between invocations of
@@ -25,7 +26,7 @@ export function notifiedOf(data: unknown): Notified {
 export async function readNotifiedFile(path: string): Promise<Notified> {
   // Refused like the state when another user may have made it (refusePlanted); a FIFO is not read.
   await refusePlanted(path);
-  const text = await readRegularFile(path);
+  const text = await readRegularFile(path, NOTIFIED_FILE);
   if (text === undefined) return {};
   try {
     return notifiedOf(JSON.parse(text));

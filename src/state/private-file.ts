@@ -1,7 +1,13 @@
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, readFile, readlink, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse, resolve, sep } from 'node:path';
-import { notRegular, notRegularMessage } from '../model/index.js';
+import {
+  notRegular,
+  notRegularMessage,
+  readWholeFile,
+  type WholeFileSpec,
+  wholeReadRefusal,
+} from '../model/index.js';
 import { StateLockError } from './lock-error.js';
 
 // Every file the tool writes the account's settings to (the state, the backups of deleted websites, a
@@ -117,11 +123,17 @@ export async function openForReading(path: string): Promise<FileHandle> {
   throw keptChanging(path, 'read from');
 }
 
-/** The text of the file at `path`, opened by openForReading; its errors (ENOENT, a refusal) thrown. */
-export async function readChecked(path: string): Promise<string> {
+/**
+ * The text of the file at `path`, opened by openForReading and read by the one rule of files read whole
+ * (a regular file, no larger than `spec` allows); its errors (ENOENT, a refusal) thrown, a file that is
+ * not a regular one or too large as a StateLockError.
+ */
+export async function readChecked(path: string, spec: WholeFileSpec): Promise<string> {
   const handle = await openForReading(path);
   try {
-    return await handle.readFile('utf8');
+    const read = await readWholeFile(handle, spec);
+    if ('bytes' in read) return read.bytes.toString('utf8');
+    throw new StateLockError(wholeReadRefusal(path, read, spec));
   } finally {
     await handle.close();
   }
@@ -130,9 +142,9 @@ export async function readChecked(path: string): Promise<string> {
 /**
  * What a regular file at `path` holds, or undefined when it is missing, unreadable or not a regular
  * file (a FIFO is never read: a read would wait for a writer for ever). A refusal of openForReading
- * (StateLockError) is thrown: it says more than "no file".
+ * (StateLockError), and a file larger than `spec` allows, are thrown: they say more than "no file".
  */
-export async function readRegularText(path: string): Promise<string | undefined> {
+export async function readRegularText(path: string, spec: WholeFileSpec): Promise<string | undefined> {
   let handle: FileHandle;
   try {
     handle = await openForReading(path);
@@ -140,18 +152,21 @@ export async function readRegularText(path: string): Promise<string | undefined>
     if (error instanceof StateLockError) throw error;
     return undefined;
   }
+  let read: Awaited<ReturnType<typeof readWholeFile>>;
   try {
-    return notRegular(await handle.stat()) === undefined ? await readFile(handle, 'utf8') : undefined;
+    read = await readWholeFile(handle, spec);
   } catch {
     return undefined;
   } finally {
     await handle.close();
   }
+  if ('tooLarge' in read) throw new StateLockError(wholeReadRefusal(path, read, spec));
+  return 'bytes' in read ? read.bytes.toString('utf8') : undefined;
 }
 
 /** readRegularText, a refusal included in "undefined": for what the tool can do without. */
-export function readRegularFile(path: string): Promise<string | undefined> {
-  return readRegularText(path).catch(() => undefined);
+export function readRegularFile(path: string, spec: WholeFileSpec): Promise<string | undefined> {
+  return readRegularText(path, spec).catch(() => undefined);
 }
 
 /** `path` opened with `flags` ('a' appends, 'w' replaces), mode 0600 whether it is new or not. */

@@ -2,7 +2,7 @@ import { lstat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { exportManifest } from '../../export/index.js';
 import { manifestJsonSchema, manifestJsonSchemaText } from '../../manifest/index.js';
-import { beside, openForWriting, readRegularFile, refusePlanted, StateLockError } from '../../state/index.js';
+import { beside, openForWriting, readRegularText, refusePlanted, StateLockError } from '../../state/index.js';
 import type { Config } from '../args.js';
 import { connectFromConfig } from '../connect.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -97,6 +97,9 @@ async function writeText(option: string, path: string, text: string, flags: 'w' 
 /** The name the exported manifest's `$schema` comment points at, relative to the manifest. */
 const SCHEMA_NAME = 'websites.schema.json';
 
+/** A schema of ours is some 32 KiB: a file of that name a thousand times larger is something else. */
+const SCHEMA_FILE = { holds: 'a websites-sync schema', maxBytes: 32 * 1024 * 1024 };
+
 /**
  * Where `--schema` writes: beside the manifest. A schema of ours there (an older version, as a re-export
  * finds it) is updated; any other file of that name is replaced only with --force.
@@ -109,7 +112,8 @@ async function schemaTarget(manifestPath: string, force: boolean): Promise<strin
     );
   }
   await refuseTarget('--schema', target, true);
-  const existing = await readRegularFile(target);
+  // Larger than a schema may be (a refusal): not ours, so replaced only with --force, as any other file.
+  const existing = await readRegularText(target, SCHEMA_FILE).catch(() => '');
   if (existing === undefined || force || isOurSchema(existing)) return target;
   throw new UsageError(
     `--schema: ${target} exists and is not a websites-sync schema; move it, or add --force to replace it`,
