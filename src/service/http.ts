@@ -277,5 +277,10 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'WS_RESPONSE_TOO_LARGE') {
     return `the answer was longer than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; stopped reading it`;
   }
+  // A name with several addresses (IPv4 and IPv6: localhost, a dual-stack host), each refused: Node's
+  // error has no message of its own, only one for each address.
+  if (cause instanceof AggregateError && !cause.message) {
+    return cause.errors.map((each) => (each instanceof Error ? each.message : String(each))).join('; ');
+  }
   return cause instanceof Error ? cause.message : String(cause);
 }

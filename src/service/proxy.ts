@@ -31,31 +31,53 @@ function named(env: NodeJS.ProcessEnv, variables: readonly string[]): EnvProxy |
 
 /**
  * " through the proxy … from HTTPS_PROXY" when `cause`, a request's failure to get an answer from
- * `service`, happened at `proxy`: the proxy's own refusal (undici's and its SOCKS client's errors say
- * "proxy" or "SOCKS"), or a connection that failed at the proxy's port (at its host, or at a port the
- * service's is not), or a proxy's name that did not resolve. Empty otherwise: a service that NO_PROXY
- * sends around the proxy fails as itself.
+ * `service`, happened at `proxy`: the proxy's own refusal (undici's proxy errors: their codes, or a
+ * message that starts by naming the proxy, as "Proxy response (407)"; never a mere mention, which a
+ * service named stats-proxy.example.com makes too), or a connection that failed at the proxy's port (at
+ * its host, or at a port the service's is not), or a proxy's name that did not resolve. Empty
+ * otherwise: a service that NO_PROXY sends around the proxy fails as itself.
  */
 export function throughProxy(cause: unknown, proxy: EnvProxy | undefined, service: URL): string {
   const at = proxy === undefined ? undefined : URL.parse(proxy.value);
   if (!proxy || !at) return '';
-  const proxyHost = unbracketed(at.hostname);
-  const proxyPort = portOf(at);
-  for (let error = cause, depth = 0; error instanceof Error && depth < 5; depth++) {
-    const failed = error as Error & { hostname?: unknown; address?: unknown; port?: unknown };
-    const attempted = /attempted address: (.+):(\d+),/.exec(error.message);
-    const host = failed.address ?? failed.hostname ?? attempted?.[1];
-    const port = failed.port ?? (attempted ? Number(attempted[2]) : undefined);
-    const atProxy =
-      port === undefined
-        ? host === proxyHost && host !== unbracketed(service.hostname)
-        : port === proxyPort && (host === proxyHost || proxyPort !== portOf(service));
-    if (atProxy || /\bproxy\b|\bsocks/i.test(error.message)) {
-      return ` through the proxy ${shownUrl(proxy.value)} from ${proxy.variable}`;
-    }
-    error = error.cause;
-  }
-  return '';
+  const ends = { host: unbracketed(at.hostname), port: portOf(at), service };
+  return failedAt(ends, cause, 0) ? ` through the proxy ${shownUrl(proxy.value)} from ${proxy.variable}` : '';
+}
+
+interface Ends {
+  /** The proxy's host, as written in its URL, and its port. */
+  host: string;
+  port: number;
+  service: URL;
+}
+
+/**
+ * Whether `error`, or what caused it, failed at the proxy. A name with several addresses (IPv4 and
+ * IPv6: a proxy at localhost, or a dual-stack one) fails as an AggregateError without a message, address
+ * or port of its own, holding one error for each address.
+ */
+function failedAt(ends: Ends, error: unknown, depth: number): boolean {
+  if (!(error instanceof Error) || depth >= 5) return false;
+  if (isProxyError(error) || atProxyAddress(ends, error)) return true;
+  const each: unknown[] = error instanceof AggregateError ? error.errors : [];
+  return each.some((one) => failedAt(ends, one, depth + 1)) || failedAt(ends, error.cause, depth + 1);
+}
+
+/** undici's errors of a proxy (an http:// or https:// one, or SOCKS5), by their code or their message's start. */
+function isProxyError(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^(?:UND_ERR_PRX_|UND_ERR_SOCKS5|SOCKS5_)/.test(code)) return true;
+  return /^(?:Proxy|SOCKS5) /.test(error.message);
+}
+
+/** Whether `error` is a connection that failed at the proxy's address, or a lookup of its name. */
+function atProxyAddress(ends: Ends, error: Error): boolean {
+  const failed = error as Error & { hostname?: unknown; address?: unknown; port?: unknown };
+  const attempted = /attempted address: (.+):(\d+),/.exec(error.message);
+  const host = failed.address ?? failed.hostname ?? (attempted ? unbracketed(attempted[1] ?? '') : undefined);
+  const port = failed.port ?? (attempted ? Number(attempted[2]) : undefined);
+  if (port === undefined) return host === ends.host && host !== unbracketed(ends.service.hostname);
+  return port === ends.port && (host === ends.host || ends.port !== portOf(ends.service));
 }
 
 function portOf(url: URL): number {
