@@ -12,6 +12,8 @@
 //   of about 1.5 MB, milliseconds, then renames it; one written to an hour ago is a save that died. Even
 //   a save still alive (a process stopped mid-write, a suspended machine) loses only that save: its
 //   rename fails, and it runs on without making the cache.
+// An age counts either way: an mtime in the future (written while the clock was ahead, then set right)
+// would otherwise keep a file until that date; a cache in use has its mtime set to now when loaded.
 // Only names this tool writes, matched exactly, and only regular files owned by the user the run is:
 // never a link or a directory named like one (this tool makes neither), never another user's file in
 // a directory shared through NODE_COMPILE_CACHE. Windows has no uid to check: nothing is removed there.
@@ -50,7 +52,9 @@ export function pruneCaches(dir: string, id: string, now: number = Date.now()): 
     if (maxAge === undefined) continue;
     try {
       const found = lstatSync(join(dir, name));
-      if (found.isFile() && found.uid === uid && now - found.mtimeMs > maxAge) unlinkSync(join(dir, name));
+      if (found.isFile() && found.uid === uid && Math.abs(now - found.mtimeMs) > maxAge) {
+        unlinkSync(join(dir, name));
+      }
     } catch {
       // Gone meanwhile (another run pruned it, or renamed its partial), or not ours to remove.
     }
@@ -66,10 +70,10 @@ function staleAfter(name: string, id: string): number | undefined {
 
 /**
  * Marks the cache at `path`, just loaded and accepted, as in use (its mtime, which pruneCaches reads),
- * when its mtime (`mtimeMs`) is a day old or more: runs between keep theirs unchanged. Never throws.
+ * when its mtime (`mtimeMs`) is a day or more from now: runs between keep theirs unchanged. Never throws.
  */
 export function markUsed(path: string, mtimeMs: number, now: number = Date.now()): void {
-  if (now - mtimeMs < MARK_USED_AFTER_MS) return;
+  if (Math.abs(now - mtimeMs) < MARK_USED_AFTER_MS) return;
   try {
     const time = new Date(now);
     utimesSync(path, time, time);

@@ -130,6 +130,21 @@ describe.skipIf(process.platform === 'win32')("a save of the CLI's script cache"
     expect([await exists(dead), await exists(deadOther), await exists(live)]).toEqual([false, false, true]);
   });
 
+  it('ages a file with an mtime in the future (a clock set right since) from that mtime, and marks its own used now', async () => {
+    // A file written while the clock was a month ahead was kept until that date, and the cache in use
+    // kept its future mtime: now its age counts either way, and loading it sets its mtime to now.
+    const { dir, id, dryRun } = await setUp();
+    const ahead = await plant(dir, `websites-sync-${OTHER}-sync.cache`, -30 * DAY);
+    const partial = await plant(dir, `websites-sync-${OTHER}-other.cache.9-ab.partial`, -2 * 60 * 60 * 1000);
+    await dryRun();
+    expect([await exists(ahead), await exists(partial)]).toEqual([false, false]);
+    const ours = join(dir, `websites-sync-${id}-sync.cache`);
+    const future = new Date(Date.now() + 30 * DAY);
+    await utimes(ours, future, future);
+    await dryRun();
+    expect(Math.abs((await stat(ours)).mtimeMs - Date.now())).toBeLessThan(DAY);
+  });
+
   it('removes only the files it names: not another file, nor a link or a directory named like a cache', async () => {
     const { temp, dir, dryRun } = await setUp();
     const age = new Date(Date.now() - 30 * DAY);
