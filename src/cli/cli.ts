@@ -22,13 +22,13 @@ export async function main(
   signals: ProcessSignals,
 ): Promise<{ exitCode: number; cacheKind: CacheKind }> {
   let ran: string | undefined;
-  const exitCode = await run(argv, { ...processIo(), signals }, (command, { showsStacks }) => {
+  const exitCode = await run(argv, { ...processIo(), signals }, (command, { keepsStacks }) => {
     ran = command;
-    // No stack is recorded that nothing would show (run.ts shows one at the debug and trace levels):
-    // reading an error's stack makes V8 find the line ends of the whole script its frames are in, and
-    // Node reads the stack of every error a socket is destroyed with, as undici's each time a run
-    // closes its connections (this script: about 3% of a one-website dry run).
-    if (!showsStacks) Error.stackTraceLimit = 0;
+    // No stack is recorded that nothing would show (run.ts keeps them at the debug and trace levels,
+    // and in the daemon): reading an error's stack makes V8 find the line ends of the whole script its
+    // frames are in, and Node reads the stack of every error a socket is destroyed with, as undici's
+    // each time a run closes its connections (this script: about 3% of a one-website dry run).
+    if (!keepsStacks) Error.stackTraceLimit = 0;
   });
   if (ran === 'sync' && PLANNED.has(exitCode)) return { exitCode, cacheKind: 'sync' };
   return { exitCode, cacheKind: ran === 'validate' && exitCode === EXIT.ok ? 'validate' : 'other' };

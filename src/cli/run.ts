@@ -12,13 +12,16 @@ import { VERSION } from './version.js';
 export async function run(
   argv: string[],
   io: Io,
-  onCommand?: (command: Config['command'], run: { showsStacks: boolean }) => void,
+  onCommand?: (command: Config['command'], run: { keepsStacks: boolean }) => void,
 ): Promise<number> {
   let logLevel = io.env.WEBSITES_SYNC_LOG_LEVEL;
   try {
     const config = parseConfig(argv, io.env);
     logLevel = config.logLevel ?? logLevel;
-    onCommand?.(config.command, { showsStacks: showsStacks(logLevel) });
+    // A stack is kept where one may be shown: at the debug and trace levels (reportError), and in the
+    // daemon, whose crash after weeks Node prints with it (what a bug report needs).
+    const daemon = config.command === 'sync' && !config.once;
+    onCommand?.(config.command, { keepsStacks: daemon || showsStacks(logLevel) });
     // Only the daemon and `--once` act on signals; any other command is stopped by them as usual.
     if (config.command !== 'sync') await io.signals?.release();
     switch (config.command) {

@@ -86,3 +86,27 @@ process.stderr.write('exit ' + exitCode + ', stack frames ' + Error.stackTraceLi
     expect(stderr).toBe(`exit 0, stack frames ${frames}`);
   });
 });
+
+describe('stacks kept by a run', () => {
+  // The daemon keeps them at every level: Node prints its crash, weeks later, with them.
+  it.each([
+    [['--once', '--dry-run'], 'info', false],
+    [['--once', '--dry-run'], 'debug', true],
+    [['validate'], 'warn', false],
+    [[], 'info', true],
+  ])('%j at the %s level: %s', async (args, level, keeps) => {
+    let kept: boolean | undefined;
+    const io = {
+      stdout: { write: () => true } as unknown as NodeJS.WritableStream,
+      stderr: { write: () => true } as unknown as NodeJS.WritableStream,
+      env: { ...env, WEBSITES_SYNC_LOG_LEVEL: level },
+      redactor: new Redactor(),
+    };
+    // Told before the command runs; the throw stops it there (the daemon would run on).
+    const code = await run(args, io, (_command, { keepsStacks }) => {
+      kept = keepsStacks;
+      throw new Error('stopped before the command');
+    });
+    expect([code, kept]).toEqual([1, keeps]);
+  });
+});
