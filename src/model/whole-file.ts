@@ -49,40 +49,59 @@ export type WholeRead =
   | { notRegular: string }
   | { tooLarge: { size: number | undefined } };
 
-/** Read a piece at a time: a pipe or a device says nothing of its size. */
+/** The first buffer of a file that says nothing of its size (a pipe, a device, a file in /proc). */
 const PIECE = 1024 * 1024;
 
 /** The open file read whole, as the rule says (readWholeFileSync for a synchronous read). */
 export async function readWholeFile(handle: FileHandle, spec: WholeFileSpec): Promise<WholeRead> {
-  const judged = judge(await handle.stat(), spec);
+  const info = await handle.stat();
+  const judged = judge(info, spec);
   if (judged !== undefined) return judged;
-  const pieces: Buffer[] = [];
+  let buffer: Buffer = Buffer.allocUnsafe(firstCapacity(info, spec));
   let total = 0;
   for (;;) {
-    const wanted = Math.min(PIECE, spec.maxBytes + 1 - total);
-    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(wanted), 0, wanted, null);
-    if (bytesRead === 0) return { bytes: Buffer.concat(pieces, total) };
-    pieces.push(buffer.subarray(0, bytesRead));
+    if (total === buffer.length) {
+      if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
+      buffer = grown(buffer, spec);
+    }
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+    if (bytesRead === 0) return { bytes: buffer.subarray(0, total) };
     total += bytesRead;
-    if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
   }
 }
 
 /** readWholeFile on a file descriptor, synchronously: for the few files the CLI checks with its settings. */
 export function readWholeFileSync(fd: number, spec: WholeFileSpec): WholeRead {
-  const judged = judge(fstatSync(fd), spec);
+  const info = fstatSync(fd);
+  const judged = judge(info, spec);
   if (judged !== undefined) return judged;
-  const pieces: Buffer[] = [];
+  let buffer: Buffer = Buffer.allocUnsafe(firstCapacity(info, spec));
   let total = 0;
   for (;;) {
-    const wanted = Math.min(PIECE, spec.maxBytes + 1 - total);
-    const buffer = Buffer.allocUnsafe(wanted);
-    const read = readSync(fd, buffer, 0, wanted, null);
-    if (read === 0) return { bytes: Buffer.concat(pieces, total) };
-    pieces.push(buffer.subarray(0, read));
+    if (total === buffer.length) {
+      if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
+      buffer = grown(buffer, spec);
+    }
+    const read = readSync(fd, buffer, total, buffer.length - total, null);
+    if (read === 0) return { bytes: buffer.subarray(0, total) };
     total += read;
-    if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
   }
+}
+
+/**
+ * The bytes are read into one buffer of the size the file says, and one byte more to see it end: a
+ * large state is held once, not as pieces and then their copy. A file that says less than it holds (a
+ * pipe, /proc, one growing as it is read) grows it, to the bound and one byte past it at most.
+ */
+function firstCapacity(info: Stats, spec: WholeFileSpec): number {
+  return Math.min(spec.maxBytes + 1, info.isFile() && info.size > 0 ? info.size + 1 : PIECE);
+}
+
+/** `full`, twice as large (at most the bound and one byte), its bytes copied. */
+function grown(full: Buffer, spec: WholeFileSpec): Buffer {
+  const next = Buffer.allocUnsafe(Math.min(spec.maxBytes + 1, full.length * 2));
+  full.copy(next);
+  return next;
 }
 
 /** Refused before a byte is read: not a regular file, or one that says it is larger than the bound. */
