@@ -94,7 +94,9 @@ const outcome = z
     id: id.nullable(),
     result: z
       .enum(['created', 'adopted', 'updated', 'deleted', 'already-gone', 'failed', 'skipped'])
-      .describe('what happened; `skipped`: not attempted (the run stopped)'),
+      .describe(
+        'what happened; `already-gone`: the service had no such website any more (deleted since the listing); a delete whose answer was lost and whose retry met that is `deleted`; `skipped`: not attempted (the run stopped)',
+      ),
     error: z.string().optional().describe('why it failed or was not attempted'),
   })
   .strict();

@@ -35,6 +35,25 @@ export interface Wire {
   inFlight: number;
 }
 
+/**
+ * Whether an attempt of one request went out and its answer was lost (the connection broke or stalled
+ * after it was sent): the service may have acted on it, and a later attempt then meets what it did (a
+ * DELETE's 404). Passed in the request's options as `answerWatch` (http.ts), set here.
+ */
+export interface AnswerWatch {
+  lost: boolean;
+}
+
+/** Failures of an attempt already sent: a connection broken or stalled after the request went out. */
+const ANSWER_LOST = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'WS_BODY_DEADLINE',
+]);
+
 /** Raised when an attempt's whole body did not arrive within the deadline. */
 export class BodyDeadlineError extends Error {
   readonly code = 'WS_BODY_DEADLINE';
@@ -95,6 +114,7 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   #expired = false;
   readonly #wire: Wire;
   #onWire = false;
+  #unsent = false;
 
   constructor(
     opts: Dispatcher.DispatchOptions,
@@ -122,6 +142,7 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
 
   /** The attempt could not be sent: reported as failed, and aborted so that it is not retried. */
   fail(error: unknown): void {
+    this.#unsent = true;
     this.onResponseError(abortedController, error instanceof Error ? error : new Error(String(error)));
   }
 
@@ -195,6 +216,9 @@ class BufferedAttempt implements Dispatcher.DispatchHandler {
   }
 
   #forwardError(controller: Dispatcher.DispatchController, error: Error): void {
+    const watch = (this.#opts as { answerWatch?: AnswerWatch }).answerWatch;
+    const code = (error as { code?: unknown }).code;
+    if (watch && !this.#unsent && typeof code === 'string' && ANSWER_LOST.has(code)) watch.lost = true;
     this.#report({ ...this.#info, status: undefined, headers: {}, error });
     this.#handler.onResponseError?.(controller, error);
   }

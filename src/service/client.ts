@@ -52,7 +52,10 @@ export interface WebsiteService {
   readonly storeAttempts?: number;
   createWebsite(domain: string, write: WebsiteWrite): Promise<RemoteWebsite>;
   updateWebsite(id: WebsiteId, write: WebsiteWrite): Promise<RemoteWebsite>;
-  /** 'already-gone' when the service answers 404: the goal of a delete is reached either way. */
+  /**
+   * 'already-gone' when the service answers 404: the goal of a delete is reached either way. A 404 after
+   * an attempt that went out and lost its answer is 'deleted': that attempt deleted it.
+   */
   deleteWebsite(id: WebsiteId): Promise<'deleted' | 'already-gone'>;
   /** The account's plan limit (`GET /api/v1/account`, one request); unknown when it cannot be read. */
   readPlanLimit?(): Promise<PlanLimit>;
@@ -197,7 +200,10 @@ export class HttpWebsiteService implements WebsiteService {
       );
       return 'deleted';
     } catch (error) {
-      if (error instanceof ServiceError && (error.status === 404 || error.vanished)) return 'already-gone';
+      if (error instanceof ServiceError && (error.status === 404 || error.vanished)) {
+        // A 404 after an attempt whose answer was lost: that attempt deleted it, then the connection broke.
+        return error.status === 404 && error.afterLostAnswer ? 'deleted' : 'already-gone';
+      }
       throw error;
     }
   }
@@ -233,7 +239,7 @@ export class HttpWebsiteService implements WebsiteService {
       }
       throw new ServiceError(
         `${method} ${pathOf(id)}: website ${id} no longer exists (deleted since the listing); nothing to change`,
-        { method, path: pathOf(id), status: 404, vanished: true },
+        { method, path: pathOf(id), status: 404, vanished: true, afterLostAnswer: error.afterLostAnswer },
       );
     }
   }

@@ -13,6 +13,8 @@ export interface ServiceErrorOptions {
   excerpt?: string;
   /** The website the request acted on was deleted meanwhile (found missing after a 5xx). */
   vanished?: boolean;
+  /** An earlier attempt of the request went out and its answer was lost (attempts.ts AnswerWatch). */
+  afterLostAnswer?: boolean;
   cause?: unknown;
 }
 
@@ -24,6 +26,7 @@ export class ServiceError extends Error {
   readonly fieldErrors: Record<string, string[]>;
   readonly excerpt: string | undefined;
   readonly vanished: boolean;
+  readonly afterLostAnswer: boolean;
 
   constructor(message: string, options: ServiceErrorOptions) {
     super(message, { cause: options.cause });
@@ -35,6 +38,7 @@ export class ServiceError extends Error {
     this.fieldErrors = options.fieldErrors ?? {};
     this.excerpt = options.excerpt;
     this.vanished = options.vanished ?? false;
+    this.afterLostAnswer = options.afterLostAnswer ?? false;
   }
 
   /**

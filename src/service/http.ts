@@ -2,7 +2,7 @@ import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici'
 import { isLoopbackHost } from '../model/index.js';
 import { readErrorBody } from './answers.js';
 import type { AttemptHooks } from './attempt-types.js';
-import { attemptInterceptor, composeHooks, type Wire } from './attempts.js';
+import { type AnswerWatch, attemptInterceptor, composeHooks, type Wire } from './attempts.js';
 import type { RateBudget } from './budget.js';
 import { AuthError, excerptOf, type Redact, ServiceError } from './errors.js';
 import { type KeyRefusal, KeyWatch } from './key-watch.js';
@@ -143,6 +143,7 @@ export class HttpTransport {
     let text: string;
     let location: string | undefined;
     let answered: Dispatcher.ResponseData['headers'] = {};
+    const watch: AnswerWatch = { lost: false };
     try {
       const response = await this.#dispatcher.request({
         origin: url.origin,
@@ -155,6 +156,8 @@ export class HttpTransport {
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
         ...(options.retryStatusCodes ? { retryOptions: { statusCodes: options.retryStatusCodes } } : {}),
+        // Read by each attempt (attempts.ts), through the retries: undici passes unknown options on.
+        ...{ answerWatch: watch },
       });
       status = response.statusCode;
       location = headerOf(response.headers, 'location');
@@ -178,7 +181,8 @@ export class HttpTransport {
     }
     const answer = { method, path: url.pathname, base: this.#origin.origin, status, text, location };
     const throttled = this.#throttle.seen(status, answered);
-    return this.#key.answer(() => decodeResponse({ ...answer, throttled }, this.redact));
+    const decoded = { ...answer, throttled, afterLostAnswer: watch.lost };
+    return this.#key.answer(() => decodeResponse(decoded, this.redact));
   }
 
   /** Sends nothing more: the requests in flight finish, every other one fails as NotSentError. */
@@ -246,6 +250,7 @@ function decodeResponse(answer: RawAnswer, redact: Redact): JsonResponse {
       ...where,
       serviceMessage: message,
       fieldErrors,
+      afterLostAnswer: answer.afterLostAnswer ?? false,
     });
   }
   return { status, body };

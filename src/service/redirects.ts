@@ -12,6 +12,8 @@ export interface RawAnswer {
   location: string | undefined;
   /** A 429 that asked for a longer wait than websites-sync waits: why it was not retried. */
   throttled?: string | undefined;
+  /** An earlier attempt went out and its answer was lost (attempts.ts AnswerWatch). */
+  afterLostAnswer?: boolean;
 }
 
 export function headerOf(

@@ -48,7 +48,7 @@ export interface FaultOptions {
   errorStatuses?: number[];
   /** Fraction whose connection is reset before the request takes effect. */
   resetRate?: number;
-  /** Fraction of successful stores/updates committed, then answered with a reset connection. */
+  /** Fraction of successful stores, updates and deletes committed, then answered with a reset connection. */
   resetAfterCommitRate?: number;
   /** Fraction answered 200 or 500 with an HTML page instead of JSON, before the request takes effect. */
   htmlRate?: number;

@@ -180,7 +180,7 @@ export class SimulatorHandler {
       ex.record.query,
       ex.record.body,
     );
-    if (fault.kind === 'reset-after-commit' && result.committed && (name === 'store' || name === 'update')) {
+    if (fault.kind === 'reset-after-commit' && result.committed) {
       this.#reset(ex, 'reset-after-commit');
     } else if (fault.kind === 'given-body') {
       this.#json(ex, result.status, fault.givenBody, headers);

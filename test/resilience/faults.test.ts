@@ -63,3 +63,20 @@ describe('under 15% 5xx, 10% resets and 30% of writes committed then reset', () 
     expect(again.plan.changes).toEqual([]);
   });
 });
+
+describe('a delete committed, then its answer lost', () => {
+  // The retry meets a 404: the website is gone because the lost attempt deleted it, which the outcome
+  // says ("deleted"), not that someone else had ("already-gone").
+  it('is reported deleted', async () => {
+    const websites = [{ domain: 'keep.example.com' }, { domain: 'old.example.com' }];
+    simulator = await startSimulator({ websites, faults: { seed: 5, resetAfterCommitRate: 1 } });
+    const manifest = 'version: 1\nprune: true\nwebsites:\n  - domain: keep.example.com\n';
+    const statePath = await tempStatePath();
+    const run = await syncOnce({ simulator, manifest, statePath, retry: FAST_RETRY, force: true });
+    const deletes = simulator.requests.filter((r) => r.method === 'DELETE').map((r) => r.status);
+    expect(deletes).toEqual(['reset-after-commit', 404]);
+    const outcome = run.applied?.outcomes.find((o) => o.domain === 'old.example.com');
+    expect(outcome?.result).toBe('deleted');
+    expect(simulator.listWebsites().map((w) => w.domain)).toEqual(['keep.example.com']);
+  });
+});

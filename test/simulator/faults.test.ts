@@ -98,6 +98,13 @@ describe('each fault', () => {
       expect(sim.listWebsites()[0]?.email).toBe(1);
     }));
 
+  it('resetAfterCommitRate commits a delete, then loses the answer', () =>
+    withFaults({ resetAfterCommitRate: 1 }, async (sim) => {
+      await expect(call(sim, 'DELETE', `${WEBSITES}/1`)).rejects.toThrow();
+      expect(sim.listWebsites()).toEqual([]);
+      expect(sim.requests[0]?.status).toBe('reset-after-commit');
+    }));
+
   it('resetAfterCommitRate answers a refused store normally', () =>
     withFaults({ resetAfterCommitRate: 1 }, async (sim) => {
       const { status } = await call(sim, 'POST', WEBSITES, { form: { domain: 'example.com' } });

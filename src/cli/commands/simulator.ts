@@ -48,7 +48,7 @@ Options:
   --taken DOMAIN              a domain held by another account (repeatable)
   --error-rate F              fraction of API requests answered 500/502/503
   --reset-rate F              fraction whose connection is reset before taking effect
-  --reset-after-commit-rate F fraction of stores/updates applied, then reset
+  --reset-after-commit-rate F fraction of stores/updates/deletes applied, then reset
   --html-rate F               fraction answered with an HTML page instead of JSON
   --login-redirect-rate F     fraction redirected (302) to the HTML login page
   --throttle-rate F           fraction answered 429 with Retry-After, besides --rate-limit
