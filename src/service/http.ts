@@ -287,5 +287,10 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
   if (cause instanceof AggregateError && !cause.message) {
     return cause.errors.map((each) => (each instanceof Error ? each.message : String(each))).join('; ');
   }
-  return cause instanceof Error ? cause.message : String(cause);
+  const message = cause instanceof Error ? cause.message : String(cause);
+  // undici's words for a proxy that wants credentials, which the proxy's URL carries.
+  if (message.startsWith('Proxy response (407)')) {
+    return `${message}: the proxy asks for credentials; give them in its URL, http://user:password@host:port`;
+  }
+  return message;
 }

@@ -171,5 +171,8 @@ describe('a proxy that gives no answer', () => {
     const run = await dryRunOfTlsService(proxyUrl);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`through the proxy ${proxyUrl} from HTTPS_PROXY (Proxy response (407)`);
+    expect(run.stderr).toContain(
+      'the proxy asks for credentials; give them in its URL, http://user:password@host:port',
+    );
   });
 });
