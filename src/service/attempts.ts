@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { AttemptHooks, AttemptInfo } from './attempt-types.js';
+import { AFTER_SENDING_CODES } from './retry-policy.js';
 
 // The innermost interceptor: every attempt (retries included) passes here, so pacing and metrics see
 // each one exactly once. It also holds an answer back until its body is complete. The service's
@@ -44,15 +45,8 @@ export interface AnswerWatch {
   lost: boolean;
 }
 
-/** Failures of an attempt already sent: a connection broken or stalled after the request went out. */
-const ANSWER_LOST = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'WS_BODY_DEADLINE',
-]);
+/** Failures of an attempt already sent (retry-policy.ts classifies undici's codes). */
+const ANSWER_LOST = new Set(AFTER_SENDING_CODES);
 
 /** Raised when an attempt's whole body did not arrive within the deadline. */
 export class BodyDeadlineError extends Error {

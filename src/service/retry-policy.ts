@@ -35,23 +35,32 @@ export const RETRY_STATUS_CODES = [429, 500, 502, 503, 504];
  */
 export const KNOWN_STATUS_CODES = [200, 201, 401, 403, 404, 422, ...RETRY_STATUS_CODES];
 
+/**
+ * Network failures once the request went out: the connection broke or stalled, so the service may have
+ * acted on it and the answer is lost (attempts.ts notes them: a DELETE's retry then meets its own 404).
+ */
+export const AFTER_SENDING_CODES = [
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  // Our own: an attempt whose whole body did not arrive within --timeout (attempts.ts).
+  'WS_BODY_DEADLINE',
+  'UND_ERR_BODY_TIMEOUT',
+];
+
 /** Network failures and timeouts (undici's codes) that leave an idempotent request safe to repeat. */
 export const RETRY_ERROR_CODES = [
-  'ECONNRESET',
+  // Before the request went out: no connection.
   'ECONNREFUSED',
   'ENOTFOUND',
   'ENETDOWN',
   'ENETUNREACH',
   'EHOSTDOWN',
   'EHOSTUNREACH',
-  'EPIPE',
   'ETIMEDOUT',
-  'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  // Our own: an attempt whose whole body did not arrive within --timeout (attempts.ts).
-  'WS_BODY_DEADLINE',
-  'UND_ERR_BODY_TIMEOUT',
+  ...AFTER_SENDING_CODES,
 ];
 
 /**
