@@ -54,54 +54,47 @@ const PIECE = 1024 * 1024;
 
 /** The open file read whole, as the rule says (readWholeFileSync for a synchronous read). */
 export async function readWholeFile(handle: FileHandle, spec: WholeFileSpec): Promise<WholeRead> {
-  const info = await handle.stat();
-  const judged = judge(info, spec);
-  if (judged !== undefined) return judged;
-  let buffer: Buffer = Buffer.allocUnsafe(firstCapacity(info, spec));
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
-      buffer = grown(buffer, spec);
-    }
-    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
-    if (bytesRead === 0) return { bytes: buffer.subarray(0, total) };
-    total += bytesRead;
-  }
+  const reads = reading(await handle.stat(), spec);
+  let step = reads.next();
+  while (!step.done) step = reads.next((await handle.read(...step.value, null)).bytesRead);
+  return step.value;
 }
 
 /** readWholeFile on a file descriptor, synchronously: for the few files the CLI checks with its settings. */
 export function readWholeFileSync(fd: number, spec: WholeFileSpec): WholeRead {
-  const info = fstatSync(fd);
+  const reads = reading(fstatSync(fd), spec);
+  let step = reads.next();
+  while (!step.done) step = reads.next(readSync(fd, ...step.value, null));
+  return step.value;
+}
+
+/** Where a read goes (buffer, offset, length), and the bytes it read (0: the end of the file). */
+type ReadInto = [Buffer, number, number];
+
+/**
+ * The rule's one loop, for both reads: it asks for each read (yields where it goes) and is told how
+ * many bytes came. The bytes go into one buffer of the size the file says, and one byte more to see it
+ * end: a large state is held once, not as pieces and then their copy. A file that says less than it
+ * holds (a pipe, /proc, one growing as it is read) grows it, to the bound and one byte past it at most.
+ */
+function* reading(info: Stats, spec: WholeFileSpec): Generator<ReadInto, WholeRead, number> {
   const judged = judge(info, spec);
   if (judged !== undefined) return judged;
-  let buffer: Buffer = Buffer.allocUnsafe(firstCapacity(info, spec));
+  let buffer = Buffer.allocUnsafe(
+    Math.min(spec.maxBytes + 1, info.isFile() && info.size > 0 ? info.size + 1 : PIECE),
+  );
   let total = 0;
   for (;;) {
     if (total === buffer.length) {
       if (total > spec.maxBytes) return { tooLarge: { size: undefined } };
-      buffer = grown(buffer, spec);
+      const next = Buffer.allocUnsafe(Math.min(spec.maxBytes + 1, buffer.length * 2));
+      buffer.copy(next);
+      buffer = next;
     }
-    const read = readSync(fd, buffer, total, buffer.length - total, null);
+    const read: number = yield [buffer, total, buffer.length - total];
     if (read === 0) return { bytes: buffer.subarray(0, total) };
     total += read;
   }
-}
-
-/**
- * The bytes are read into one buffer of the size the file says, and one byte more to see it end: a
- * large state is held once, not as pieces and then their copy. A file that says less than it holds (a
- * pipe, /proc, one growing as it is read) grows it, to the bound and one byte past it at most.
- */
-function firstCapacity(info: Stats, spec: WholeFileSpec): number {
-  return Math.min(spec.maxBytes + 1, info.isFile() && info.size > 0 ? info.size + 1 : PIECE);
-}
-
-/** `full`, twice as large (at most the bound and one byte), its bytes copied. */
-function grown(full: Buffer, spec: WholeFileSpec): Buffer {
-  const next = Buffer.allocUnsafe(Math.min(spec.maxBytes + 1, full.length * 2));
-  full.copy(next);
-  return next;
 }
 
 /** Refused before a byte is read: not a regular file, or one that says it is larger than the bound. */
